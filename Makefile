@@ -1,0 +1,46 @@
+# uno-env build scaffolding.  `make test` is what CI runs (via .ci/run).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# torch must be pinned exactly: a CPU wheel of 2.13.0 lies in /opt/wheels; anything looser
+# lets pip pull a multi-GB CUDA build.  Keep in sync with the `train` extra in pyproject.toml.
+TORCH  := torch==2.13.0
+EXTRAS := train,tournament,bench,dev
+
+.PHONY: venv demo test lint fix typecheck bench clean
+
+venv: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install '$(TORCH)'
+	$(BIN)/python -m pip install -e '.[$(EXTRAS)]'
+	@touch $@
+
+demo: venv
+	$(BIN)/uno-env demo
+
+lint: venv
+	$(BIN)/ruff check .
+
+fix: venv
+	$(BIN)/ruff check --fix .
+
+typecheck: venv
+	$(BIN)/mypy
+
+test: venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: venv
+	$(BIN)/uno-env bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

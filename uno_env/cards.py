@@ -1,0 +1,83 @@
+"""Colours, faces and the card table.
+
+Inside the engine a physical card is an ``int`` id and a face (what matching, scoring and the
+action space care about) is an ``int`` kind; names exist only at the edges (deck options,
+action meanings, snapshots, rendering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WILD = 4
+"""The colour index of a wild face (no colour until one is chosen)."""
+
+LIGHT_COLORS = ("red", "yellow", "green", "blue")
+DARK_COLORS = ("pink", "teal", "orange", "purple")
+
+# Effect codes: the engine implements each once; a variant's faces say which one they carry.
+NUMBER = "number"
+SKIP = "skip"
+REVERSE = "reverse"
+DRAW = "draw"  # next player draws `Face.draw` and loses the turn (Draw Two, Draw One, Draw Five)
+WILD_PLAIN = "wild"
+WILD_DRAW = "wild-draw"  # choose colour, next player draws `Face.draw` (Wild Draw Four / Two)
+SKIP_EVERYONE = "skip-everyone"
+FLIP = "flip"
+WILD_DRAW_COLOR = "wild-draw-color"
+
+
+@dataclass(frozen=True)
+class Face:
+    """One printed face: what the player sees and plays."""
+
+    name: str
+    color: int  # 0-3 on its side's palette, or WILD
+    symbol: str  # what "same number or symbol" compares: "7", "skip", "wild-draw-four", ...
+    effect: str
+    points: int
+    draw: int = 0
+    challengeable: bool = False
+    symbol_match: bool = True  # False: matches only by colour (E-draw-one)
+    side: int = 0  # 0 light / normal, 1 dark (Flip)
+
+    @property
+    def is_wild(self) -> bool:
+        return self.color == WILD
+
+    @property
+    def is_number(self) -> bool:
+        return self.effect == NUMBER
+
+
+def color_faces(
+    colors: tuple[str, ...],
+    numbers: dict[int, int],
+    actions: list[tuple[str, str, int, int, int, bool]],
+    side: int = 0,
+) -> list[tuple[Face, int]]:
+    """Coloured faces with their copy counts per colour.
+
+    ``numbers`` maps a number to its copies per colour; ``actions`` lists
+    ``(symbol, effect, draw, points, copies, symbol_match)``.
+    """
+    out: list[tuple[Face, int]] = []
+    for ci, cname in enumerate(colors):
+        for num, copies in numbers.items():
+            out.append((Face(f"{cname}-{num}", ci, str(num), NUMBER, num, side=side), copies))
+        for symbol, effect, draw, points, copies, sym_match in actions:
+            face = Face(
+                f"{cname}-{symbol}", ci, symbol, effect, points, draw=draw,
+                symbol_match=sym_match, side=side,
+            )
+            out.append((face, copies))
+    return out
+
+
+def wild_face(
+    name: str, effect: str, points: int, draw: int = 0, challengeable: bool = False,
+    side: int = 0,
+) -> Face:
+    """A wild face: its symbol is its name."""
+    return Face(name, WILD, name, effect, points, draw=draw, challengeable=challengeable,
+                side=side)

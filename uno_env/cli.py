@@ -1,0 +1,267 @@
+"""The ``uno-env`` command: simulate, bench, demo (and the commands other packages add)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from uno_env.variants import list_variants
+
+# Commands that live outside uno_env (training, tournaments, play): name -> "module:function".
+# Each function takes the subparsers object and registers its parser with `func` set.
+EXTERNAL_COMMANDS = (
+    "training.cli:register",
+    "uno_env.tournament.cli:register",
+)
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``k=v`` with v read as bool (true/false/on/off), int, or string."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"option must look like name=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    low = raw.strip().lower()
+    value: Any
+    if low in ("true", "on", "yes"):
+        value = True
+    elif low in ("false", "off", "no"):
+        value = False
+    elif low in ("none", "null"):
+        value = None
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = raw.strip()
+    return key.strip(), value
+
+
+def options_dict(items: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    return dict(items or [])
+
+
+def add_game_args(p: argparse.ArgumentParser, players: int = 2) -> None:
+    p.add_argument("--variant", default="classic", choices=list_variants())
+    p.add_argument("--players", type=int, default=players)
+    p.add_argument("--option", action="append", type=parse_option, metavar="K=V",
+                   help="rule option, repeatable (e.g. --option stacking=true)")
+
+
+def random_policy(seed: int) -> Callable[[dict[str, np.ndarray]], int]:
+    rnd = random.Random(seed)
+
+    def act(obs: dict[str, np.ndarray]) -> int:
+        legal = obs["action_mask"].nonzero()[0]
+        return int(legal[rnd.randrange(len(legal))])
+
+    return act
+
+
+def simulate(variant: str, players: int, games: int, seed: int, options: dict[str, Any],
+             max_steps: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Random agents play ``games`` games; returns the summary that ``simulate`` prints."""
+    from uno_env.env import raw_env
+
+    e = raw_env(variant, players, max_steps=max_steps, **options)
+    act = random_policy(seed)
+    wins = [0] * players
+    points = [0.0] * players
+    steps_total = 0
+    truncated = 0
+    bar: Any = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, unit="game", file=sys.stderr)
+    t0 = time.perf_counter()
+    for k in range(games):
+        e.reset(seed=seed + k)
+        while e.agents:
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+            else:
+                e.step(act(obs))
+                steps_total += 1
+        g = e.engine
+        if g.is_over:
+            for s in g.winners():
+                wins[s] += 1
+            for s, pts in enumerate(g.round_results[-1]["points"]):
+                points[s] += pts
+        else:
+            truncated += 1
+        if bar is not None:
+            bar.update(1)
+    dt = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    return {
+        "variant": variant, "players": players, "games": games, "seconds": dt,
+        "games_per_s": games / dt, "steps_per_s": steps_total / dt,
+        "mean_decisions": steps_total / games, "truncated": truncated,
+        "wins_by_seat": wins, "mean_points_by_seat": [p / games for p in points],
+    }
+
+
+def format_summary(r: dict[str, Any]) -> str:
+    lines = [
+        f"{r['games']} games of {r['variant']} with {r['players']} players in "
+        f"{r['seconds']:.1f}s: {r['games_per_s']:.1f} games/s, {r['steps_per_s']:,.0f} "
+        f"decisions/s, {r['mean_decisions']:.0f} decisions per game"
+        + (f", {r['truncated']} truncated" if r["truncated"] else ""),
+        "seat   wins   win%   mean points",
+    ]
+    for s, (w, pts) in enumerate(zip(r["wins_by_seat"], r["mean_points_by_seat"],
+                                     strict=True)):
+        lines.append(f"{s:4d} {w:6d} {100 * w / r['games']:6.1f} {pts:13.1f}")
+    return "\n".join(lines)
+
+
+def cmd_simulate(a: argparse.Namespace) -> int:
+    r = simulate(a.variant, a.players, a.games, a.seed, options_dict(a.option),
+                 max_steps=a.max_steps, progress=not a.no_progress)
+    print(format_summary(r))
+    return 0
+
+
+def cmd_bench(a: argparse.Namespace) -> int:
+    from uno_env.bench import bench, report
+
+    variants = a.variant or ["classic"]
+    for v in variants:
+        include = v == "classic" and not a.no_rlcard
+        print(report(bench(v, a.players, seconds=a.seconds, rounds=a.rounds,
+                           include_rlcard=include, seed=a.seed)))
+        print()
+    return 0
+
+
+def cmd_demo(a: argparse.Namespace) -> int:
+    """One rendered game, then a simulation summary (and more once agents exist)."""
+    from uno_env.env import raw_env
+
+    demo_agents = _demo_agents(a.variant, 2)
+    e = raw_env(a.variant, 2, render_mode="ansi", reveal_hands=True)
+    e.reset(seed=a.seed)
+    turn = 0
+    print(f"=== one game of {a.variant}: {', '.join(n for n, _ in demo_agents)} ===")
+    while e.agents:
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        seat = e.possible_agents.index(e.agent_selection)
+        action = demo_agents[seat][1](obs)
+        print(e.render())
+        print(f"  -> {e.agent_selection} chooses: {e.action_meanings[action]}\n")
+        e.step(action)
+        turn += 1
+    g = e.engine
+    winners = ", ".join(e.possible_agents[s] for s in g.winners()) or "nobody"
+    print(f"=== {winners} won after {turn} decisions; points {g.round_results[-1]['points']} ===")
+    print()
+    print(format_summary(simulate(a.variant, a.players, a.games, a.seed, {},
+                                  progress=False)))
+    try:
+        tournament = importlib.import_module("uno_env.tournament.cli")
+    except ImportError:
+        return 0
+    demo = getattr(tournament, "demo", None)
+    if demo is not None:
+        print()
+        demo(a.variant)
+    return 0
+
+
+def _demo_agents(variant: str, players: int) -> list[tuple[str, Callable[[Any], int]]]:
+    """The shipped agents when the agents package provides them, else random play."""
+    try:
+        agents = importlib.import_module("agents")
+        names = ["rule", "random"]
+        out: list[tuple[str, Callable[[Any], int]]] = []
+        for i, name in enumerate(names[:players]):
+            ag = agents.load(name, variant=variant, num_players=players, seed=i)
+            out.append((name, _acting(ag)))
+        return out
+    except (ImportError, AttributeError):
+        return [(f"greedy_{i}", greedy_policy(variant)) for i in range(players)]
+
+
+def _acting(agent: Any) -> Callable[[Any], int]:
+    return lambda obs: int(agent.act(obs["observation"], obs["action_mask"]))
+
+
+def greedy_policy(variant: str) -> Callable[[dict[str, np.ndarray]], int]:
+    """Call UNO when offered, else play the first playable card, else the first action."""
+    from uno_env.rules.game import Game
+
+    actions = Game(variant).actions
+    uno = actions.uno
+    plays = set(actions.play)
+
+    def act(obs: dict[str, np.ndarray]) -> int:
+        legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
+        if uno in legal:
+            return uno
+        return next((a for a in legal if a in plays), legal[0])
+
+    return act
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="uno-env", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("simulate", help="random agents play many games; print a summary")
+    add_game_args(p, players=4)
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=None)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("bench", help="decisions/s against RLCard's UNO, side by side")
+    p.add_argument("--variant", action="append", choices=list_variants(),
+                   help="variant(s) to measure (default classic; repeatable)")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--seconds", type=float, default=3.0, help="per contender per round")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-rlcard", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("demo", help="one rendered game and a short simulation")
+    add_game_args(p, players=2)
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_demo)
+
+    for spec in EXTERNAL_COMMANDS:
+        module, func = spec.split(":")
+        try:
+            register = getattr(importlib.import_module(module), func)
+        except (ImportError, AttributeError):
+            continue  # that part of the project is not installed / not there yet
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as err:  # bad variant, option or player count: say what is allowed
+        print(f"uno-env: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,399 @@
+"""The PettingZoo AEC environment: a thin adapter over the rules engine (no rules here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from uno_env.observation import ObservationLayout, StateLayout
+from uno_env.rules.game import Game
+from uno_env.rules.state import P_OVER, PHASES, State
+
+REWARDS = ("win_loss", "points")
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """UNO as an AEC game. Agents are ``player_0..player_{N-1}``; see the README for the
+    observation and action layouts."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, variant: str = "classic", num_players: int = 2,
+                 render_mode: str | None = None, reward: str = "win_loss",
+                 max_steps: int | None = None, reveal_hands: bool = False,
+                 **options: Any) -> None:
+        super().__init__()
+        self.game = Game(variant, num_players, **options)
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode={render_mode!r} is not supported; allowed: None, "
+                             "'ansi', 'human'")
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not valid; allowed: {', '.join(REWARDS)}")
+        if max_steps is not None and (isinstance(max_steps, bool)
+                                      or not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps={max_steps!r} is not valid; allowed: None or an "
+                             "integer >= 1")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.max_steps = max_steps
+        self.reveal_hands = bool(reveal_hands)
+        self.variant = self.game.variant.name
+        self.num_players = num_players
+        self.options = dict(self.game.options)
+        self.metadata = {**type(self).metadata, "name": self.game.variant.env_name}
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout = ObservationLayout(self.game)
+        self.state_layout = StateLayout(self.game)
+        n_act = self.game.num_actions
+        self.action_meanings: list[str] = list(self.game.actions.meanings)
+        obs_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0.0, self.layout.high, dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (n_act,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(n_act) for a in self.possible_agents}
+        self.state_space = gymnasium.spaces.Box(-1.0, np.inf, (self.state_layout.size,),
+                                                dtype=np.float32)
+        self._seeder: np.random.Generator | None = None
+        self._game: State | None = None
+        self._zero_mask = np.zeros(n_act, dtype=np.int8)
+        self._num_actions = n_act
+        self._live = False
+        self._paid_rounds = 0
+        self._rewards_dirty = False
+
+    # --- spaces -----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    def action_index(self, text: str) -> int:
+        """The action index for a meaning such as ``"play red-7"`` or ``"color blue"``."""
+        return self.game.actions.index(text)
+
+    # --- episode ----------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode. ``options`` may give ``deck`` (card names, top of the draw
+        pile first) and ``dealer`` (a seat); other keys are ignored."""
+        if seed is not None or self._seeder is None:
+            self._seeder = np.random.default_rng(seed)
+        game_seed = int(self._seeder.integers(2**63))
+        opts = options or {}
+        self._game = self.game.new_state(seed=game_seed, deck=opts.get("deck"),
+                                         dealer=opts.get("dealer"))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.num_steps = 0
+        self._paid_rounds = 0
+        self._rewards_dirty = False
+        self._live = True  # no termination or truncation yet
+        self.agent_selection = self.agents[self._game.current]
+
+    @property
+    def engine(self) -> State:
+        """The rules-engine state of the current episode."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._game
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        g = self.engine
+        seat = self.agent_name_mapping[agent]
+        if seat == g.current and self._live:
+            mb = bytearray(self._num_actions)
+            for a in g.legal:
+                mb[a] = 1
+            mask = np.frombuffer(mb, dtype=np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self.layout.build(g, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self.state_layout.build(self.engine)
+
+    def step(self, action: Any) -> None:
+        if not self._live:
+            self._was_dead_step(action)
+            return
+        if type(action) is not int:
+            if isinstance(action, np.integer):
+                action = int(action)
+            else:
+                raise TypeError(f"action must be an int index, got {action!r}")
+        agent = self.agent_selection
+        g = self.engine
+        g.step(action)  # IllegalActionError (a ValueError) leaves everything unchanged
+        if self._rewards_dirty:
+            for k in self.rewards:
+                self.rewards[k] = 0.0
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        self.num_steps += 1
+        if len(g.round_results) > self._paid_rounds:
+            self._pay_rounds()
+        if g.phase == P_OVER:
+            self._pay_episode()
+            self._live = False
+            for a in self.agents:
+                self.terminations[a] = True
+            self.agent_selection = self.agents[(self.possible_agents.index(agent) + 1)
+                                               % len(self.agents)]
+        else:
+            if self.num_steps == self.max_steps:
+                self._live = False
+                for a in self.agents:
+                    self.truncations[a] = True
+            self.agent_selection = self.possible_agents[g.current]
+        if self._rewards_dirty:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _pay(self, seat: int, value: float) -> None:
+        self.rewards[self.possible_agents[seat]] += value
+        self._rewards_dirty = True
+
+    def _pay_rounds(self) -> None:
+        """``reward="points"``: each finished round pays its points (G-score)."""
+        g = self.engine
+        for r in g.round_results[self._paid_rounds:]:
+            if self.reward_mode == "points" and r["winner"] >= 0:
+                w = r["winner"]
+                if g.game.penalty_scoring:
+                    for s, pts in enumerate(r["points"]):
+                        if s != w:
+                            self._pay(s, -pts / 100.0)
+                else:
+                    self._pay(w, r["points"][w] / 100.0)
+                    for s, v in enumerate(r["hand_values"]):
+                        if s != w:
+                            self._pay(s, -v / 100.0)
+        self._paid_rounds = len(g.round_results)
+
+    def _pay_episode(self) -> None:
+        """``reward="win_loss"``: the winners share +1, the others share -1 (zero-sum)."""
+        if self.reward_mode != "win_loss":
+            return
+        winners = self.engine.winners()
+        n = self.num_players
+        if not winners or len(winners) == n:
+            return
+        for s in range(n):
+            self._pay(s, 1.0 / len(winners) if s in winners else -1.0 / (n - len(winners)))
+
+    # --- snapshot ---------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The whole episode as JSON-serialisable data (see the README for the keys)."""
+        g = self.engine
+        data = g.to_dict()
+        data["hands"] = {self.possible_agents[s]: h for s, h in enumerate(data["hands"])}
+        data["current"] = self.agent_selection
+        colors = self.game.colors[g.side]
+        data["active_color"] = colors[g.active_color] if g.active_color < 4 else None
+        data["env"] = {
+            "num_steps": self.num_steps, "paid_rounds": self._paid_rounds,
+            "agents": list(self.agents), "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations), "truncations": dict(self.truncations),
+            "seeder": None if self._seeder is None else self._seeder.bit_generator.state,
+            "engine_current": g.current,
+        }
+        return data
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Put back a :meth:`snapshot`; play then continues exactly as it would have."""
+        if snapshot.get("variant") != self.variant or snapshot.get(
+                "num_players") != self.num_players or snapshot.get("options") != self.options:
+            raise ValueError("snapshot is of another configuration: "
+                             f"{snapshot.get('variant')!r} with {snapshot.get('num_players')} "
+                             f"players and options {snapshot.get('options')}")
+        data = dict(snapshot)
+        env = data.pop("env")
+        data["hands"] = [data["hands"][a] for a in self.possible_agents]
+        data["current"] = env["engine_current"]
+        colors = self.game.colors[int(data["side"])]
+        ac = data["active_color"]
+        data["active_color"] = 4 if ac is None else colors.index(ac)
+        self._game = State.from_dict(self.game, data)
+        self.agents = list(env["agents"])
+        self.num_steps = env["num_steps"]
+        self._paid_rounds = env["paid_rounds"]
+        self.rewards = dict(env["rewards"])
+        self._cumulative_rewards = dict(env["cumulative_rewards"])
+        self.terminations = dict(env["terminations"])
+        self.truncations = dict(env["truncations"])
+        self.infos = {a: {} for a in self.agents}
+        self._rewards_dirty = any(self.rewards.values())
+        self._live = not any(self.terminations.values()) and not any(
+            self.truncations.values())
+        self._seeder = np.random.default_rng()
+        if env["seeder"] is not None:
+            self._seeder.bit_generator.state = env["seeder"]
+        self.agent_selection = snapshot["current"]
+
+    # --- rendering --------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        from uno_env.render import render_text
+
+        g = self.engine
+        seat = g.current if g.phase != P_OVER else 0
+        text = render_text(g, seat, reveal=self.reveal_hands,
+                           names=self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self.engine.phase]
+
+
+class _Forward:
+    """Direct forwarding of the attributes read every step.
+
+    PettingZoo's ``BaseWrapper.__getattr__`` resolves them through every wrapper layer on
+    each access, which costs more than the game itself; these properties read the bare env
+    directly. Behaviour is otherwise the wrapper's own.
+    """
+
+    _raw: raw_env
+
+    @property
+    def agent_selection(self) -> Any:
+        return self._raw.agent_selection
+
+    @property
+    def agents(self) -> Any:
+        return self._raw.agents
+
+    @property
+    def rewards(self) -> Any:
+        return self._raw.rewards
+
+    @property
+    def terminations(self) -> Any:
+        return self._raw.terminations
+
+    @property
+    def truncations(self) -> Any:
+        return self._raw.truncations
+
+    @property
+    def infos(self) -> Any:
+        return self._raw.infos
+
+    @property
+    def _cumulative_rewards(self) -> Any:
+        return self._raw._cumulative_rewards
+
+    @property
+    def possible_agents(self) -> Any:
+        return self._raw.possible_agents
+
+
+class TerminateIllegalWrapper(_Forward, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper; legal moves take a short path, illegal ones are
+    handed to PettingZoo's own code (the offender gets ``illegal_reward``, the game ends)."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, illegal_reward)
+
+    def observe(self, agent: str) -> Any:
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        obs = self._prev_obs
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if not dead and not self._terminated and obs["action_mask"][action]:
+            self._prev_obs = None
+            self._prev_info = None  # type: ignore[assignment]
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class AssertOutOfBoundsWrapper(_Forward, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper; plain in-range ints skip the space lookup."""
+
+    def __init__(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env)
+        self._n = self._raw.game.num_actions
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._n:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class OrderEnforcingWrapper(_Forward, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper (same errors before reset), fast attribute access."""
+
+    def __init__(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env)
+
+    def _checked(self, name: str) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    agent_selection = property(lambda self: self._checked("agent_selection"))
+    agents = property(lambda self: self._checked("agents"))
+    rewards = property(lambda self: self._checked("rewards"))
+    terminations = property(lambda self: self._checked("terminations"))
+    truncations = property(lambda self: self._checked("truncations"))
+    infos = property(lambda self: self._checked("infos"))
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
+
+
+def env(variant: str = "classic", num_players: int = 2, render_mode: str | None = None,
+        **options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (an illegal move ends the game with
+    -1 for the player who made it, as in PettingZoo's classic environments)."""
+    e: AECEnv = raw_env(variant, num_players, render_mode=render_mode, **options)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
+    return e

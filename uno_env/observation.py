@@ -1,0 +1,183 @@
+"""Observations: named pieces laid out in one flat vector, sizes from the variant.
+
+The same :class:`ObservationLayout` that fills the vector decodes it (``layout.decode``), so
+agents read pieces by name (``obs["hand"]``) and the README's table is generated from it.
+Everything is relative to the observer: other players appear in seat order after them
+(``+1`` is the next seat clockwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from uno_env.rules.state import P_CATCH, P_OVER, PHASES
+
+if TYPE_CHECKING:
+    from uno_env.rules.game import Game
+    from uno_env.rules.state import State
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    start: int
+    size: int
+    high: float
+    doc: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class ObservationLayout:
+    """Where each named piece lives in the observation vector of one configuration."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        n, nf = game.num_players, game.num_faces
+        others = n - 1
+        cards = float(game.num_cards)
+        copies = float(max(sum(1 for c in side if c == f) for side in game.side_faces
+                           for f in range(nf)))
+        self.pieces: list[Piece] = []
+        self._at = 0
+        add = self._add
+        add("hand", nf, copies, "own hand: count of each face (see `face_names`)")
+        add("top", nf, 1, "top card of the discard pile: one-hot face")
+        add("active_color", 4, 1,
+            "active colour: one-hot (all zero before a wild's colour is chosen)")
+        add("counter_clockwise", 1, 1, "1 when play goes counter-clockwise")
+        add("phase", len(PHASES), 1, f"decision asked of the observer: one-hot {PHASES}; all zero "
+            "when not to act")
+        add("pending_draw", 1, cards, "cards the victim of a draw chain would take now")
+        add("draw_pile", 1, cards, "cards in the draw pile")
+        add("discard", nf, copies, "discard pile: count of each face (cards played since the "
+            "last reshuffle)")
+        add("own_uno", 1, 1, "1 when the observer has called UNO")
+        add("opp_hand_size", others, cards, "hand size of each other player (+1, +2, ...)")
+        add("opp_uno", others, 1, "1 when that player has called UNO")
+        add("catch_target", others, 1, "in the catch phase: the player who may be caught")
+        add("revealed", nf, copies, "the hand last shown to the observer by a challenge")
+        add("revealed_from", others, 1, "whose hand `revealed` is (relative seat)")
+        add("own_score", 1, np.inf, "observer's match score")
+        add("opp_score", others, np.inf, "each other player's match score")
+        self.size = self._at
+        self.by_name = {p.name: p for p in self.pieces}
+        self.high = np.concatenate(
+            [np.full(p.size, p.high, dtype=np.float32) for p in self.pieces])
+        self.face_names = list(game.face_names)
+        # Offsets as plain attributes: `build` runs once per step.
+        at = {p.name: p.start for p in self.pieces}
+        self._zeros = bytes(self.size)
+        self._nf = nf
+        self._top, self._color, self._ccw = at["top"], at["active_color"], at["counter_clockwise"]
+        self._phase, self._pending, self._pile = at["phase"], at["pending_draw"], at["draw_pile"]
+        self._discard, self._own_uno = at["discard"], at["own_uno"]
+        self._hand_size, self._opp_uno = at["opp_hand_size"], at["opp_uno"]
+        self._catch = at["catch_target"] - 1  # relative seat k >= 1 sits at k - 1
+        self._revealed, self._revealed_from = at["revealed"], at["revealed_from"] - 1
+        self._score = at["own_score"]
+        self._all_seats = [[(s + k) % n for k in range(n)] for s in range(n)]
+        self._seats = [seats[1:] for seats in self._all_seats]
+
+    def _add(self, name: str, size: int, high: float, doc: str) -> None:
+        self.pieces.append(Piece(name, self._at, size, high, doc))
+        self._at += size
+
+    def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Views of ``obs`` by piece name (also accepts the PettingZoo observation dict)."""
+        if isinstance(obs, dict):
+            obs = obs["observation"]
+        return {p.name: obs[p.start:p.stop] for p in self.pieces}
+
+    def build(self, state: State, seat: int) -> np.ndarray:
+        """The observation of ``seat``: only what that player may know (G-hidden)."""
+        b = bytearray(self._zeros)
+        nf = self._nf
+        b[0:nf] = state.counts[seat]
+        b[self._top + state.faces_of[state.discard[-1]]] = 1
+        if state.active_color < 4:
+            b[self._color + state.active_color] = 1
+        if state.direction < 0:
+            b[self._ccw] = 1
+        phase = state.phase
+        to_act = state.current == seat and phase != P_OVER
+        if to_act:
+            b[self._phase + phase] = 1
+            if phase == P_CATCH:
+                b[self._catch + (state.play_seat - seat) % state.n] = 1
+        b[self._pending] = min(state.pending, 255)
+        b[self._pile] = len(state.draw_pile)
+        o = self._discard
+        b[o:o + nf] = state.discard_counts
+        uno = state.uno_called
+        if uno[seat]:
+            b[self._own_uno] = 1
+        hs, uo = self._hand_size, self._opp_uno
+        hand_len = state.hand_len
+        for q in self._seats[seat]:
+            b[hs] = hand_len[q]
+            if uno[q]:
+                b[uo] = 1
+            hs += 1
+            uo += 1
+        shown = state.revealed[seat]
+        if shown is not None:
+            o = self._revealed
+            b[o:o + nf] = shown[1]
+            b[self._revealed_from + (shown[0] - seat) % state.n] = 1
+        out = np.frombuffer(b, dtype=np.uint8).astype(np.float32)
+        scores = state.scores
+        if any(scores):
+            at = self._score
+            for k, q in enumerate(self._all_seats[seat]):
+                out[at + k] = scores[q]
+        return out
+
+
+class StateLayout:
+    """The full state (every hand) for centralised critics: ``env.state()``."""
+
+    def __init__(self, game: Game) -> None:
+        n, nf = game.num_players, game.num_faces
+        self.pieces = [
+            ("hands", n * nf), ("top", nf), ("active_color", 4), ("counter_clockwise", 1),
+            ("phase", len(PHASES)), ("current", n), ("pending_draw", 1), ("draw_pile", nf),
+            ("discard", nf), ("uno_called", n), ("scores", n),
+        ]
+        self.size = sum(s for _, s in self.pieces)
+        self.start = {}
+        at = 0
+        for name, size in self.pieces:
+            self.start[name] = at
+            at += size
+
+    def build(self, state: State) -> np.ndarray:
+        g = state.game
+        n, nf = state.n, g.num_faces
+        st = self.start
+        out = np.zeros(self.size, dtype=np.float32)
+        for s in range(n):
+            o = st["hands"] + s * nf
+            out[o:o + nf] = np.frombuffer(bytes(state.counts[s]), dtype=np.uint8)
+        out[st["top"] + state.faces_of[state.discard[-1]]] = 1
+        if state.active_color < 4:
+            out[st["active_color"] + state.active_color] = 1
+        out[st["counter_clockwise"]] = state.direction < 0
+        out[st["phase"] + state.phase] = 1
+        if state.phase != P_OVER:
+            out[st["current"] + state.current] = 1
+        out[st["pending_draw"]] = state.pending
+        pile = np.zeros(nf, dtype=np.float32)  # the draw pile's contents, not its order
+        for c in state.draw_pile:
+            pile[state.faces_of[c]] += 1
+        out[st["draw_pile"]:st["draw_pile"] + nf] = pile
+        out[st["discard"]:st["discard"] + nf] = np.frombuffer(
+            bytes(state.discard_counts), dtype=np.uint8)
+        out[st["uno_called"]:st["uno_called"] + n] = state.uno_called
+        out[st["scores"]:st["scores"] + n] = state.scores
+        return out

@@ -1,0 +1,119 @@
+"""What never changes during a play-out: variant, options, face tables, action table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from uno_env import cards as K
+from uno_env.actions import ActionTable, build_actions
+from uno_env.variants.base import Variant, find_variant
+
+# Effect codes as small ints for the hot path.
+E_NUMBER, E_SKIP, E_REVERSE, E_DRAW, E_WILD, E_WILD_DRAW, E_SKIP_EVERYONE, E_FLIP, E_WDC = range(9)
+EFFECT_CODES = {
+    K.NUMBER: E_NUMBER, K.SKIP: E_SKIP, K.REVERSE: E_REVERSE, K.DRAW: E_DRAW,
+    K.WILD_PLAIN: E_WILD, K.WILD_DRAW: E_WILD_DRAW, K.SKIP_EVERYONE: E_SKIP_EVERYONE,
+    K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC,
+}
+
+UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
+
+
+class Game:
+    """One configuration of one variant: build it once, start many :class:`State` s from it."""
+
+    def __init__(self, variant: Variant | str = "classic", num_players: int = 2,
+                 **options: Any) -> None:
+        v = find_variant(variant) if isinstance(variant, str) else variant
+        self.variant = v
+        self.options: dict[str, Any] = v.resolve_options(num_players, options)
+        self.num_players = num_players
+        o = self.options
+        faces = v.faces
+        self.faces = faces
+        self.num_faces = len(faces)
+        symbols: dict[str, int] = {}
+        self.face_color = [f.color for f in faces]
+        self.face_symbol = [symbols.setdefault(f.symbol, len(symbols)) for f in faces]
+        self.face_effect = [EFFECT_CODES[f.effect] for f in faces]
+        self.face_draw = [f.draw for f in faces]
+        self.face_points = [f.points for f in faces]
+        self.face_wild = [f.is_wild for f in faces]
+        self.face_symbol_match = [f.symbol_match for f in faces]
+        self.face_challengeable = [f.challengeable and bool(o.get("wd_challenge")) for f in faces]
+        self.face_names = [f.name for f in faces]
+        self.num_sides = len(v.colors)
+        self.colors = v.colors
+        self.num_cards = len(v.cards)
+        self.side_faces = [[c[s] for c in v.cards] for s in range(self.num_sides)]
+        self.card_names = v.card_names
+        self.cards_by_name: dict[str, list[int]] = {}
+        for cid, name in enumerate(self.card_names):
+            self.cards_by_name.setdefault(name, []).append(cid)
+        # match_faces[active colour][top face]: every face that may be played on it (G-match);
+        # looked up once per turn instead of testing each card in hand.
+        F = range(self.num_faces)
+        self.color_faces = [tuple(f for f in F if self.face_color[f] == col)
+                            for col in range(K.WILD + 1)]
+        self.match_faces = [
+            [tuple(f for f in F if self.face_wild[f] or self.face_color[f] == col
+                   or (self.face_symbol_match[f] and self.face_symbol[f] == self.face_symbol[t]))
+             for t in F]
+            for col in range(K.WILD + 1)
+        ]
+        # The same as bit sets over faces, intersected with a hand's `present` bits.
+        self.match_bits = [[sum(1 << f for f in faces) for faces in row]
+                           for row in self.match_faces]
+        self.actions: ActionTable = build_actions(v, num_players, o)
+        assert self.actions.play == list(F)  # "play <face f>" is action f
+        self.num_actions = len(self.actions)
+        self.hand_size = v.hand_size
+        self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}
+        # rule switches as plain attributes (the hot path reads them every step)
+        self.stacking = bool(o.get("stacking"))
+        self.double_play = bool(o.get("double_play"))
+        self.jump_in = bool(o.get("jump_in"))
+        self.reverse_back = bool(o.get("reverse_back"))
+        self.wd_challenge = bool(o.get("wd_challenge"))
+        self.uno_mode = {"off": UNO_OFF, "auto": UNO_AUTO, "decision": UNO_DECISION}[
+            o.get("uno_catch", "off")]
+        self.uno_penalty = v.uno_penalty
+        self.penalty_scoring = o.get("scoring") == "penalty"
+        self.target_score = int(o["target_score"])
+        self.match = o.get("episode") == "match"
+
+    def parse_deck(self, names: Sequence[str]) -> list[int]:
+        """Card ids for a full deck order given as card names (top first).
+
+        Refuses anything that is not a permutation of this variant's deck, saying why.
+        """
+        if isinstance(names, str) or not isinstance(names, Sequence):
+            raise ValueError("deck must be a list of card names, top of the draw pile first")
+        if len(names) != self.num_cards:
+            raise ValueError(
+                f"deck must list all {self.num_cards} cards of {self.variant.name}, "
+                f"got {len(names)}"
+            )
+        pools = {name: list(ids) for name, ids in self.cards_by_name.items()}
+        out: list[int] = []
+        for name in names:
+            pool = pools.get(name)
+            if pool is None:
+                raise ValueError(
+                    f"unknown card {name!r} for {self.variant.name}; "
+                    f"allowed: {', '.join(self.cards_by_name)}"
+                )
+            if not pool:
+                want = len(self.cards_by_name[name])
+                raise ValueError(
+                    f"deck has too many {name!r}: {self.variant.name} has {want}"
+                )
+            out.append(pool.pop(0))
+        return out
+
+    def new_state(self, seed: int | None = None, deck: Sequence[str] | None = None,
+                  dealer: int | None = None) -> Any:
+        from uno_env.rules.state import State
+
+        return State(self, seed=seed, deck=deck, dealer=dealer)

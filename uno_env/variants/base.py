@@ -1,0 +1,153 @@
+"""What a variant is: deck data, rule options and a few hooks the engine calls.
+
+A new variant is one small subclass of :class:`Variant` registered with :func:`register`; the
+engine, environment and tests pick it up from the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from uno_env.cards import LIGHT_COLORS, WILD_DRAW, Face
+
+if TYPE_CHECKING:
+    from uno_env.rules.state import State
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule switch: its default and the values it accepts."""
+
+    default: Any
+    allowed: tuple[Any, ...] | None = None  # None: see `kind`
+    kind: type | None = None  # int options: any int >= `minimum`
+    minimum: int = 1
+    help: str = ""
+
+    def check(self, variant: str, name: str, value: Any) -> Any:
+        if self.allowed is not None:
+            # bool options accept only real bools: 1 == True would slip through `in`.
+            ok = any(value is a or (type(value) is type(a) and value == a) for a in self.allowed)
+            if not ok:
+                raise ValueError(
+                    f"option {name}={value!r} is not valid for {variant}; "
+                    f"allowed: {', '.join(repr(a) for a in self.allowed)}"
+                )
+            return value
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum:
+                raise ValueError(
+                    f"option {name}={value!r} is not valid for {variant}; "
+                    f"allowed: an integer >= {self.minimum}"
+                )
+            return value
+        return value
+
+
+BOOL = (False, True)
+
+COMMON_OPTIONS: dict[str, Option] = {
+    "wd_challenge": Option(True, BOOL, help="G-wd-challenge: wild draws may be challenged"),
+    "uno_catch": Option("auto", ("auto", "decision", "off"),
+                        help="G-uno: how a missed call is caught"),
+    "scoring": Option("winner", ("winner", "penalty"), help="G-score / F-alt-score / E-end"),
+    "target_score": Option(500, kind=int, help="G-score: match length in points"),
+    "episode": Option("round", ("round", "match"), help="one round or a whole match per episode"),
+}
+
+
+class Variant:
+    """Deck data plus hooks. Subclasses set the class attributes and may override hooks."""
+
+    name: ClassVar[str]
+    version: ClassVar[int] = 0
+    aliases: ClassVar[tuple[str, ...]] = ()
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 10
+    hand_size: ClassVar[int] = 7
+    uno_penalty: ClassVar[int] = 2
+    colors: ClassVar[tuple[tuple[str, ...], ...]] = (LIGHT_COLORS,)  # palette per side
+    options: ClassVar[dict[str, Option]] = COMMON_OPTIONS
+    # C-first-discard: the effects that are returned to the deck instead of starting the pile.
+    first_discard_redraw: ClassVar[tuple[str, ...]] = (WILD_DRAW,)
+
+    def __init__(self) -> None:
+        faces, cards = self.build_deck()
+        self.faces: tuple[Face, ...] = tuple(faces)
+        # cards[c] = the face id of card c on each side (one side for most variants).
+        self.cards: tuple[tuple[int, ...], ...] = tuple(cards)
+        self.card_names: tuple[str, ...] = tuple(self.card_name(c) for c in self.cards)
+
+    # --- data -----------------------------------------------------------------------------
+    def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
+        """Faces and physical cards (face ids per side)."""
+        raise NotImplementedError
+
+    def card_name(self, faces: tuple[int, ...]) -> str:
+        return "|".join(self.faces[f].name for f in faces)
+
+    @property
+    def env_name(self) -> str:
+        return f"uno_{self.name}_v{self.version}"
+
+    # --- options --------------------------------------------------------------------------
+    def resolve_options(self, num_players: int, given: dict[str, Any]) -> dict[str, Any]:
+        """Validate ``given`` against this variant's options and fill in the defaults."""
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            raise ValueError(
+                f"unknown option {unknown[0]!r} for {self.name}; "
+                f"allowed: {', '.join(sorted(self.options))}"
+            )
+        opts = {k: spec.check(self.name, k, given[k]) if k in given else spec.default
+                for k, spec in self.options.items()}
+        lo, hi = self.player_range(opts)
+        if isinstance(num_players, bool) or not isinstance(num_players, int) or not (
+            lo <= num_players <= hi
+        ):
+            raise ValueError(
+                f"num_players must be {lo}-{hi} for {self.name}, got {num_players!r}"
+            )
+        return opts
+
+    def player_range(self, opts: dict[str, Any]) -> tuple[int, int]:
+        return self.min_players, self.max_players
+
+    # --- hooks ----------------------------------------------------------------------------
+    def is_honest(self, state: State, seat: int, prior_color: int) -> bool:
+        """G-wd-challenge: a wild draw is honest when its player held no card of the colour
+        that was active when it was played (the card itself already left the hand)."""
+        cnt = state.counts[seat]
+        return not any(cnt[f] for f in state.game.color_faces[prior_color])
+
+
+_REGISTRY: dict[str, type[Variant]] = {}
+_ALIASES: dict[str, str] = {}
+_INSTANCES: dict[str, Variant] = {}
+
+
+def register(cls: type[Variant]) -> type[Variant]:
+    """Class decorator: make a variant findable by its name and aliases."""
+    _REGISTRY[cls.name] = cls
+    for alias in (cls.name, *cls.aliases):
+        _ALIASES[alias.lower()] = cls.name
+    return cls
+
+
+def find_variant(name: str) -> Variant:
+    """The (shared, immutable) variant registered under ``name`` or an alias."""
+    if not isinstance(name, str) or name.lower() not in _ALIASES:
+        raise ValueError(
+            f"unknown variant {name!r}; allowed: {', '.join(list_variants())}"
+        )
+    key = _ALIASES[name.lower()]
+    if key not in _INSTANCES:
+        _INSTANCES[key] = _REGISTRY[key]()
+    return _INSTANCES[key]
+
+
+def list_variants() -> list[str]:
+    """Registered variant names, in registration order."""
+    return list(_REGISTRY)

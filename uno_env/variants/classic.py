@@ -1,0 +1,46 @@
+"""Classic UNO (RULES.md section C)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from uno_env.cards import (
+    DRAW,
+    LIGHT_COLORS,
+    REVERSE,
+    SKIP,
+    WILD_DRAW,
+    WILD_PLAIN,
+    Face,
+    color_faces,
+    wild_face,
+)
+from uno_env.variants.base import BOOL, COMMON_OPTIONS, Option, Variant, register
+
+
+@register
+class Classic(Variant):
+    """C-deck: 108 cards; C-players: 2-10, hands of 7."""
+
+    name = "classic"
+    aliases = ("uno",)
+    options = {
+        **COMMON_OPTIONS,
+        "stacking": Option(False, BOOL, help="C-stacking: stack Draw Two / Wild Draw Four"),
+        "double_play": Option(False, BOOL, help="C-double-play: two identical numbers at once"),
+        "jump_in": Option(False, BOOL, help="C-jump-in: play an identical card out of turn"),
+    }
+
+    def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
+        numbers = {0: 1, **{n: 2 for n in range(1, 10)}}
+        actions = [  # C-effects, C-score
+            ("skip", SKIP, 0, 20, 2, True),
+            ("reverse", REVERSE, 0, 20, 2, True),
+            ("draw-two", DRAW, 2, 20, 2, True),
+        ]
+        faced = color_faces(LIGHT_COLORS, numbers, actions)
+        faced.append((wild_face("wild", WILD_PLAIN, 50), 4))
+        faced.append((wild_face("wild-draw-four", WILD_DRAW, 50, draw=4, challengeable=True), 4))
+        faces = [f for f, _ in faced]
+        cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
+        return faces, cards
