@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from uno_env.cards import NUMBER
+from uno_env.cards import NUMBER, TARGET_DRAW
 from uno_env.variants.base import Variant
 
 # Decision types (engine constants).
@@ -25,6 +25,7 @@ class ActionTable:
     args: list[int] = field(default_factory=list)
     play: list[int] = field(default_factory=list)  # face -> index
     play_two: list[int] = field(default_factory=list)  # face -> index, -1 when none
+    play_flex: list[int] = field(default_factory=list)  # face -> index, -1 when none
     color: list[list[int]] = field(default_factory=list)  # side -> colour -> index
     target: list[int] = field(default_factory=list)  # k-1 -> index of "target +k"
     draw: int = -1
@@ -61,6 +62,10 @@ def build_actions(variant: Variant, num_players: int, opts: dict[str, Any]) -> A
     """Lay out the action space for this configuration."""
     t = ActionTable()
     t.play = [t.add(f"play {f.name}", PLAY, i) for i, f in enumerate(variant.faces)]
+    t.play_flex = [-1] * len(variant.faces)
+    for i, flex in enumerate(variant.flex_faces):
+        if flex is not None:  # X-flex-play: the same card by its flex face
+            t.play_flex[i] = t.add(f"play {variant.faces[i].name} flex", PLAY_FLEX, i)
     t.play_two = [-1] * len(variant.faces)
     if opts.get("double_play"):
         for i, f in enumerate(variant.faces):
@@ -78,4 +83,6 @@ def build_actions(variant: Variant, num_players: int, opts: dict[str, Any]) -> A
         t.uno = t.add("uno", UNO)
     if opts.get("uno_catch") == "decision":
         t.catch = t.add("catch", CATCH)
+    if any(f is not None and f.effect == TARGET_DRAW for f in variant.flex_faces):
+        t.target = [t.add(f"target +{k}", TARGET, k) for k in range(1, num_players)]
     return t.finish()

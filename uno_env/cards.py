@@ -24,7 +24,11 @@ WILD_PLAIN = "wild"
 WILD_DRAW = "wild-draw"  # choose colour, next player draws `Face.draw` (Wild Draw Four / Two)
 SKIP_EVERYONE = "skip-everyone"
 FLIP = "flip"
-WILD_DRAW_COLOR = "wild-draw-color"
+WILD_DRAW_COLOR = "wild-draw-color"  # F-effects: victim draws until the chosen colour
+REVERSE_SKIP = "reverse-skip"  # X-effects: reverse, then skip the first player that way
+ALL_DRAW = "all-draw"  # X-effects: every other player draws `Face.draw`, nobody skipped
+TARGET_DRAW = "target-draw"  # X-effects: a chosen player draws `Face.draw`, nobody skipped
+ALL_FLIP = "all-flip"  # X-power: every Power Card flips
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from uno_env.variants import list_variants
 # Each function takes the subparsers object and registers its parser with `func` set.
 EXTERNAL_COMMANDS = (
     "training.cli:register",
-    "uno_env.tournament.cli:register",
+    "tournament.cli:register",
 )
 
 
@@ -171,7 +171,7 @@ def cmd_demo(a: argparse.Namespace) -> int:
     print(format_summary(simulate(a.variant, a.players, a.games, a.seed, {},
                                   progress=False)))
     try:
-        tournament = importlib.import_module("uno_env.tournament.cli")
+        tournament = importlib.import_module("tournament.cli")
     except ImportError:
         return 0
     demo = getattr(tournament, "demo", None)

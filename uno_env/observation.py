@@ -65,6 +65,18 @@ class ObservationLayout:
         add("revealed_from", others, 1, "whose hand `revealed` is (relative seat)")
         add("own_score", 1, np.inf, "observer's match score")
         add("opp_score", others, np.inf, "each other player's match score")
+        self.sides = game.num_sides > 1
+        if self.sides:  # F-visibility
+            add("dark_side", 1, 1, "Flip: 1 when the dark side is active")
+            add("opp_hidden", others * nf, copies, "Flip: for each other player (+1, +2, ...), "
+                "the count of each inactive face they hold (every player sees those)")
+            add("pile_hidden", nf, 1, "Flip: the inactive face of the draw pile's top card")
+            add("own_hidden", nf, copies, "Flip: inactive faces of own cards that the observer "
+                "has seen (cards drawn from the pile or held through a flip)")
+        self.power = game.power_cards
+        if self.power:  # X-power: all Power Cards are public
+            add("own_power", 1, 1, "Flex: 1 when the observer's Power Card is green")
+            add("opp_power", others, 1, "Flex: 1 when that player's Power Card is green")
         self.size = self._at
         self.by_name = {p.name: p for p in self.pieces}
         self.high = np.concatenate(
@@ -81,12 +93,39 @@ class ObservationLayout:
         self._catch = at["catch_target"] - 1  # relative seat k >= 1 sits at k - 1
         self._revealed, self._revealed_from = at["revealed"], at["revealed_from"] - 1
         self._score = at["own_score"]
+        self._dark = at.get("dark_side", 0)
+        self._opp_hidden = at.get("opp_hidden", 0)
+        self._pile_hidden = at.get("pile_hidden", 0)
+        self._own_hidden = at.get("own_hidden", 0)
+        self._own_power = at.get("own_power", 0)
+        self._opp_power = at.get("opp_power", 0)
         self._all_seats = [[(s + k) % n for k in range(n)] for s in range(n)]
         self._seats = [seats[1:] for seats in self._all_seats]
 
     def _add(self, name: str, size: int, high: float, doc: str) -> None:
         self.pieces.append(Piece(name, self._at, size, high, doc))
         self._at += size
+
+    def _fill_hidden(self, b: bytearray, state: State, seat: int) -> None:
+        """F-visibility: the inactive faces others show, and those the observer has seen."""
+        hidden = self.game.side_faces[state.side ^ 1]
+        nf = self._nf
+        if state.side:
+            b[self._dark] = 1
+        o = self._opp_hidden
+        for q in self._seats[seat]:
+            for held in state.held[q]:
+                for c in held:
+                    b[o + hidden[c]] += 1
+            o += nf
+        if state.draw_pile:
+            b[self._pile_hidden + hidden[state.draw_pile[-1]]] = 1
+        known = state.known
+        o = self._own_hidden
+        for held in state.held[seat]:
+            for c in held:
+                if known[c]:
+                    b[o + hidden[c]] += 1
 
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by piece name (also accepts the PettingZoo observation dict)."""
@@ -130,6 +169,15 @@ class ObservationLayout:
             o = self._revealed
             b[o:o + nf] = shown[1]
             b[self._revealed_from + (shown[0] - seat) % state.n] = 1
+        if self.sides:
+            self._fill_hidden(b, state, seat)
+        if self.power:
+            power = state.power
+            b[self._own_power] = power[seat]
+            o = self._opp_power
+            for q in self._seats[seat]:
+                b[o] = power[q]
+                o += 1
         out = np.frombuffer(b, dtype=np.uint8).astype(np.float32)
         scores = state.scores
         if any(scores):
@@ -147,7 +195,8 @@ class StateLayout:
         self.pieces = [
             ("hands", n * nf), ("top", nf), ("active_color", 4), ("counter_clockwise", 1),
             ("phase", len(PHASES)), ("current", n), ("pending_draw", 1), ("draw_pile", nf),
-            ("discard", nf), ("uno_called", n), ("scores", n),
+            ("discard", nf), ("uno_called", n), ("scores", n), ("dark_side", 1),
+            ("power_green", n), ("hands_hidden", n * nf if game.num_sides > 1 else 0),
         ]
         self.size = sum(s for _, s in self.pieces)
         self.start = {}
@@ -180,4 +229,14 @@ class StateLayout:
             bytes(state.discard_counts), dtype=np.uint8)
         out[st["uno_called"]:st["uno_called"] + n] = state.uno_called
         out[st["scores"]:st["scores"] + n] = state.scores
+        out[st["dark_side"]] = state.side
+        if g.power_cards:
+            out[st["power_green"]:st["power_green"] + n] = state.power
+        if g.num_sides > 1:
+            hidden = g.side_faces[state.side ^ 1]
+            for s in range(n):
+                o = st["hands_hidden"] + s * nf
+                for held in state.held[s]:
+                    for c in held:
+                        out[o + hidden[c]] += 1
         return out

@@ -10,12 +10,15 @@ from uno_env.actions import ActionTable, build_actions
 from uno_env.variants.base import Variant, find_variant
 
 # Effect codes as small ints for the hot path.
-E_NUMBER, E_SKIP, E_REVERSE, E_DRAW, E_WILD, E_WILD_DRAW, E_SKIP_EVERYONE, E_FLIP, E_WDC = range(9)
+(E_NUMBER, E_SKIP, E_REVERSE, E_DRAW, E_WILD, E_WILD_DRAW, E_SKIP_EVERYONE, E_FLIP, E_WDC,
+ E_REVERSE_SKIP, E_ALL_DRAW, E_TARGET_DRAW, E_ALL_FLIP) = range(13)
 EFFECT_CODES = {
     K.NUMBER: E_NUMBER, K.SKIP: E_SKIP, K.REVERSE: E_REVERSE, K.DRAW: E_DRAW,
     K.WILD_PLAIN: E_WILD, K.WILD_DRAW: E_WILD_DRAW, K.SKIP_EVERYONE: E_SKIP_EVERYONE,
-    K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC,
+    K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC, K.REVERSE_SKIP: E_REVERSE_SKIP,
+    K.ALL_DRAW: E_ALL_DRAW, K.TARGET_DRAW: E_TARGET_DRAW, K.ALL_FLIP: E_ALL_FLIP,
 }
+CHALLENGEABLE = (E_WILD_DRAW, E_WDC, E_TARGET_DRAW)
 
 UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
 
@@ -42,7 +45,23 @@ class Game:
         self.face_wild = [f.is_wild for f in faces]
         self.face_symbol_match = [f.symbol_match for f in faces]
         self.face_challengeable = [f.challengeable and bool(o.get("wd_challenge")) for f in faces]
+        self.face_wild_draw = [EFFECT_CODES[f.effect] in CHALLENGEABLE for f in faces]
         self.face_names = [f.name for f in faces]
+        self.face_side = [f.side for f in faces]
+        # X-flex-play: the flex face of each kind (None: no flex face), as parallel tables.
+        flex = list(v.flex_faces) or [None] * len(faces)
+        self.has_flex = any(x is not None for x in flex)
+        self.flex_faces = flex
+        self.flex_effect = [-1 if x is None else EFFECT_CODES[x.effect] for x in flex]
+        self.flex_draw = [0 if x is None else x.draw for x in flex]
+        self.flex_wild = [x is not None and x.is_wild for x in flex]
+        self.flex_color = [-1 if x is None else x.color for x in flex]
+        self.flex_challengeable = [x is not None and x.challengeable and bool(o.get("wd_challenge"))
+                                   for x in flex]
+        self.power_flip = list(v.power_flip) or [False] * len(faces)  # X-power (ii)
+        self.power_cards = v.power_cards
+        self.first_wild_chooser = v.first_wild_chooser
+        self.first_discard_numbers_only = v.first_discard_numbers_only
         self.num_sides = len(v.colors)
         self.colors = v.colors
         self.num_cards = len(v.cards)
@@ -65,8 +84,24 @@ class Game:
         # The same as bit sets over faces, intersected with a hand's `present` bits.
         self.match_bits = [[sum(1 << f for f in faces) for faces in row]
                            for row in self.match_faces]
+        # X-flex-play: a flex face matches only by its own colour, number or symbol.
+        flex_symbol = [-1 if x is None else symbols.setdefault(x.symbol, len(symbols))
+                       for x in flex]
+        self.flex_match_bits = [
+            [sum(1 << f for f in F if flex[f] is not None and (
+                self.flex_wild[f] or self.flex_color[f] == col
+                or flex_symbol[f] == self.face_symbol[t]))
+             for t in F]
+            for col in range(K.WILD + 1)
+        ]
+        # E-reverse-back: the Reverse of each colour (per side), -1 where there is none.
+        self.reverse_face = [[-1] * 4 for _ in range(self.num_sides)]
+        for f, face in enumerate(faces):
+            if face.effect == K.REVERSE and not face.is_wild:
+                self.reverse_face[face.side][face.color] = f
         self.actions: ActionTable = build_actions(v, num_players, o)
         assert self.actions.play == list(F)  # "play <face f>" is action f
+        self.play_flex = self.actions.play_flex
         self.num_actions = len(self.actions)
         self.hand_size = v.hand_size
         self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}

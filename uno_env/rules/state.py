@@ -25,14 +25,23 @@ from uno_env.actions import (
     DRAW,
     PASS,
     PLAY,
+    PLAY_FLEX,
     PLAY_TWO,
+    TARGET,
     UNO,
 )
 from uno_env.rules.game import (
+    E_ALL_DRAW,
+    E_ALL_FLIP,
     E_DRAW,
+    E_FLIP,
     E_NUMBER,
     E_REVERSE,
+    E_REVERSE_SKIP,
     E_SKIP,
+    E_SKIP_EVERYONE,
+    E_TARGET_DRAW,
+    E_WDC,
     E_WILD,
     E_WILD_DRAW,
     UNO_AUTO,
@@ -49,8 +58,8 @@ PHASES = ("play", "drawn", "color", "challenge", "stack", "catch", "jump-in", "r
           "target", "over")
 
 # What remains to resolve after a card was played (G-uno: choices, catch, effect, window).
-ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(4)
-STAGES = ("catch", "effect", "window", "next")
+ST_TARGET, ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(5)
+STAGES = ("target", "catch", "effect", "window", "next")
 
 
 class IllegalActionError(ValueError):
@@ -108,6 +117,11 @@ class State:
         self.present = [0] * n  # bit f set: the seat holds a card of face f
         self.uno_called = [False] * n
         self.revealed: list[tuple[int, bytes] | None] = [None] * n
+        self.power = [True] * n  # X-power: every Power Card green at the deal
+        # F-visibility: known[card] = its holder has seen its hidden face; acq = when taken
+        self.known = bytearray(g.num_cards)
+        self.acq = [0] * g.num_cards
+        self.tick = 0
         pile, faces_of = self.draw_pile, self.faces_of
         for _ in range(g.hand_size):
             for i in range(1, n + 1):
@@ -118,6 +132,8 @@ class State:
                 self.counts[seat][f] += 1
                 self.hand_len[seat] += 1
                 self.present[seat] |= 1 << f
+                self.tick += 1
+                self.acq[c] = self.tick
         self.direction = 1
         self.pending = 0
         self.drawn_card = -1
@@ -127,6 +143,12 @@ class State:
         self.going_out = False
         self.honest = True
         self.challenge_seat = -1
+        self.chal_ok = False  # the pending wild draw may be challenged
+        self.skip_victim = True  # False: X-effects targeted draws skip nobody
+        self.until_color = False  # F-effects: Wild Draw Colour pending
+        self.flex_play = False
+        self.bounce = False  # E-reverse-back: the Reverse being played answers an effect
+        self.target = -1
         self.stage = ST_NEXT
         self.next_seat = (dealer + 1) % n
         self.current = (dealer + 1) % n
@@ -141,16 +163,31 @@ class State:
         while True:
             c = pile.pop()
             f = self.faces_of[c]
-            if g.face_effect[f] not in g.first_redraw:
+            if g.face_effect[f] in g.first_redraw:
+                pile.append(c)  # returned to the deck, which is reshuffled
+                self._shuffle(pile)
+                continue
+            self.discard.append(c)
+            self.discard_counts[f] += 1
+            # X-first-discard: an action card is ignored, and the next card turned on it
+            if not g.first_discard_numbers_only or g.face_effect[f] == E_NUMBER:
                 break
-            pile.append(c)  # returned to the deck, which is reshuffled
-            self._shuffle(pile)
-        self.discard.append(c)
-        self.discard_counts[f] += 1
         self.active_color = g.face_color[f]
         first = (d + 1) % n
         effect = g.face_effect[f]
-        if effect == E_SKIP:
+        chooser = d if g.first_wild_chooser == "dealer" else first
+        if effect == E_FLIP:  # F-first-discard: flip, start on the dark side
+            self._flip()
+            top = self.faces_of[self.discard[-1]]
+            self.active_color = g.face_color[top]
+            if g.face_wild[top]:
+                self.current = chooser
+                self.phase = P_COLOR
+                self.stage = ST_NEXT
+                self.next_seat = first
+            else:
+                self._start_turn(first)
+        elif effect == E_SKIP:
             self._start_turn((d + 2) % n)
         elif effect == E_REVERSE:
             self.direction = -1
@@ -159,7 +196,7 @@ class State:
             self._draw(first, g.face_draw[f])
             self._start_turn((d + 2) % n)
         elif g.face_wild[f]:
-            self.current = first  # the first player chooses the colour, then plays
+            self.current = chooser  # then the first player plays
             self.phase = P_COLOR
             self.stage = ST_NEXT
             self.next_seat = first
@@ -179,6 +216,8 @@ class State:
         faces_of = self.faces_of
         got = 0
         bits = 0
+        known = self.known
+        acq = self.acq
         while got < n:
             if not pile and not self._reshuffle():
                 break
@@ -187,6 +226,9 @@ class State:
             held[f].append(c)
             cnt[f] += 1
             bits |= 1 << f
+            known[c] = 1  # F-visibility: its hidden face was on top of the pile
+            self.tick += 1
+            acq[c] = self.tick
             got += 1
         if got:
             self.present[seat] |= bits
@@ -194,6 +236,51 @@ class State:
             self.uno_called[seat] = False  # G-uno: the call stands until the hand grows
             self.last_drawn = c
         return got
+
+    def _draw_until(self, seat: int, color: int) -> int:
+        """F-effects: draw one at a time until a card of ``color`` comes (or none is left)."""
+        got = 0
+        g = self.game
+        while self._draw(seat, 1):
+            got += 1
+            if g.face_color[self.faces_of[self.last_drawn]] == color:
+                break
+        return got
+
+    def _flip(self) -> None:
+        """F-flip: turn over every hand and both piles (a turned pile is reversed)."""
+        g = self.game
+        self.side ^= 1
+        faces_of = self.faces_of = g.side_faces[self.side]
+        self.draw_pile.reverse()
+        self.discard.reverse()
+        dc = bytearray(g.num_faces)
+        for c in self.discard:
+            dc[faces_of[c]] += 1
+        self.discard_counts = dc
+        acq, known = self.acq, self.known
+        for seat in range(self.n):
+            cards = sorted((c for held in self.held[seat] for c in held), key=acq.__getitem__)
+            held: list[list[int]] = [[] for _ in range(g.num_faces)]
+            cnt = bytearray(g.num_faces)
+            bits = 0
+            for c in cards:
+                f = faces_of[c]
+                held[f].append(c)
+                cnt[f] += 1
+                bits |= 1 << f
+                known[c] = 1  # held through the flip: its owner saw the face now hidden
+            self.held[seat] = held
+            self.counts[seat] = cnt
+            self.present[seat] = bits
+
+    def _flip_powers(self, seats: Sequence[int]) -> None:
+        """X-power: flip these Power Cards; when all are red, all turn green at once."""
+        power = self.power
+        for s in seats:
+            power[s] = not power[s]
+        if not any(power):
+            power[:] = [True] * self.n
 
     def _reshuffle(self) -> bool:
         """G-reshuffle: the discards under the top card become the new draw pile."""
@@ -222,11 +309,15 @@ class State:
 
     def playable(self, face: int) -> bool:
         """G-match: colour, number/symbol, or wild."""
-        g = self.game
-        if g.face_wild[face] or g.face_color[face] == self.active_color:
-            return True
         top = self.faces_of[self.discard[-1]]
-        return g.face_symbol_match[face] and g.face_symbol[face] == g.face_symbol[top]
+        return bool(self._match_bits[self.active_color][top] >> face & 1)
+
+    def flex_playable(self, seat: int, face: int) -> bool:
+        """X-flex-play: a green Power Card and a flex face that matches the top card."""
+        if not self.power[seat]:
+            return False
+        top = self.faces_of[self.discard[-1]]
+        return bool(self.game.flex_match_bits[self.active_color][top] >> face & 1)
 
     # --- legal decisions --------------------------------------------------------------------
     def _compute_legal(self) -> None:
@@ -250,28 +341,37 @@ class State:
         hand_len = self.hand_len[p]
         uno_ok = self._uno_on and not self.uno_called[p]
         if ph == P_PLAY:
+            if g.has_flex and self.power[p]:  # X-flex-play
+                bits = self.present[p] & g.flex_match_bits[self.active_color][
+                    self.faces_of[self.discard[-1]]]
+                while bits:
+                    low = bits & -bits
+                    legal.append(A.play_flex[low.bit_length() - 1])
+                    bits ^= low
             any_two = False
             if g.double_play:  # C-double-play
                 two = A.play_two
                 cnt = self.counts[p]
                 for f in list(legal):
-                    if two[f] >= 0 and cnt[f] >= 2:
+                    if f < g.num_faces and two[f] >= 0 and cnt[f] >= 2:
                         legal.append(two[f])
                         any_two = True
             if uno_ok and ((hand_len == 2 and legal) or (hand_len == 3 and any_two)):
                 legal.append(A.uno)
             legal.append(A.draw)
-        elif ph == P_DRAWN:
+        elif ph == P_DRAWN:  # G-draw-then-play, X-drawn-only: only the drawn card
             f = self.faces_of[self.drawn_card]
             if self.playable(f):
                 legal.append(A.play[f])
-                if uno_ok and hand_len == 2:
-                    legal.append(A.uno)
+            if g.has_flex and A.play_flex[f] >= 0 and self.flex_playable(p, f):
+                legal.append(A.play_flex[f])
+            if uno_ok and hand_len == 2 and legal:
+                legal.append(A.uno)
             legal.append(A.pass_)
         elif ph == P_COLOR:
             legal.extend(A.color[self.side])
         elif ph in (P_CHALLENGE, P_STACK):
-            if ph == P_CHALLENGE and g.face_challengeable[self.faces_of[self.discard[-1]]]:
+            if ph == P_CHALLENGE and self.chal_ok:
                 legal.append(A.challenge)
             if g.stacking:  # C-stacking: same symbol as the draw card on top
                 cnt = self.counts[p]
@@ -292,6 +392,14 @@ class State:
             if uno_ok and hand_len == 2:
                 legal.append(A.uno)
             legal.append(A.pass_)
+        elif ph == P_REVERSE_BACK:  # E-reverse-back: the Reverse of the effect's colour
+            top = self.faces_of[self.discard[-1]]
+            legal.append(A.play[g.reverse_face[self.side][g.face_color[top]]])
+            if uno_ok and hand_len == 2:
+                legal.append(A.uno)
+            legal.append(A.accept)
+        elif ph == P_TARGET:
+            legal.extend(A.target)
 
     def _settle(self) -> None:
         """Compute the next decision, taking forced (single-action) decisions for the player."""
@@ -335,7 +443,9 @@ class State:
         p = self.current
         ph = self.phase
         if t == PLAY:
-            self._play(p, g.actions.args[a], self.drawn_card if ph == P_DRAWN else -1, False)
+            self.bounce = ph == P_REVERSE_BACK
+            self._play(p, g.actions.args[a], self.drawn_card if ph == P_DRAWN else -1, False,
+                       False)
         elif t == DRAW:
             if self._draw(p, 1):
                 self.passes = 0
@@ -356,32 +466,61 @@ class State:
             self.active_color = g.actions.args[a]
             self._run()
         elif t == ACCEPT:
-            self._draw(p, self.pending)
-            self.pending = 0
-            self.next_seat = (p + self.direction) % self.n
+            self._take_draw(p, 0)
+            self.next_seat = self._after_victim(p)
             self.stage = ST_WINDOW
             self._run()
         elif t == CHALLENGE:
             s = self.challenge_seat
             self.revealed[p] = (s, bytes(self.counts[s]))  # G-wd-challenge: shown to p only
             if self.honest:
-                self._draw(p, self.pending + 2)
-                self.next_seat = (p + self.direction) % self.n
+                self._take_draw(p, 2)
+                self.next_seat = self._after_victim(p)
             else:
-                self._draw(s, self.pending)
-                self.next_seat = p
-            self.pending = 0
+                self._take_draw(s, 0)
+                # the challenger then takes their turn normally (targeted: nobody skipped)
+                self.next_seat = p if self.skip_victim else (
+                    self.play_seat + self.direction) % self.n
             self.stage = ST_WINDOW
             self._run()
+        elif t == TARGET:  # X-effects: k seats after the player in the current direction
+            self.target = (p + g.actions.args[a] * self.direction) % self.n
+            self._run()
+        elif t == PLAY_FLEX:
+            self.bounce = False
+            self._play(p, g.actions.args[a], self.drawn_card if ph == P_DRAWN else -1, False,
+                       True)
         elif t == UNO:
             self.uno_called[p] = True
         elif t == CATCH:
             self._draw(self.play_seat, g.uno_penalty)
             self._run()
         elif t == PLAY_TWO:
-            self._play(p, g.actions.args[a], -1, True)
+            self.bounce = False
+            self._play(p, g.actions.args[a], -1, True, False)
         else:  # pragma: no cover - the mask only offers the types above
             raise AssertionError(f"unhandled action type {t}")
+
+    def _take_draw(self, seat: int, extra: int) -> None:
+        """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge)."""
+        if self.until_color:
+            self._draw_until(seat, self.active_color)
+            self.until_color = False
+        else:
+            self._draw(seat, self.pending)
+        self.pending = 0
+        if extra:
+            self._draw(seat, extra)
+
+    def _after_victim(self, victim: int) -> int:
+        """Whose turn follows a victim who took the draw (X: targeted draws skip nobody)."""
+        if self.skip_victim:
+            return (victim + self.direction) % self.n
+        return (self.play_seat + self.direction) % self.n
+
+    def _holds_reverse(self, seat: int, color: int) -> bool:
+        r = self.game.reverse_face[self.side][color] if color < 4 else -1
+        return r >= 0 and self.counts[seat][r] > 0
 
     def _no_play(self, p: int) -> None:
         """A turn that ended without a play because nothing could be drawn (G-blocked)."""
@@ -391,13 +530,14 @@ class State:
         else:
             self._start_turn((p + self.direction) % self.n)
 
-    def _play(self, p: int, f: int, card: int, two: bool) -> None:
+    def _play(self, p: int, f: int, card: int, two: bool, flex: bool) -> None:
         """Put a card of face ``f`` on the discard pile (``card`` if given, else the one held
         longest; two of them for a double play), then resolve it."""
         g = self.game
         cards = self.held[p][f]
         if card >= 0:
             cards.remove(card)
+            self.drawn_card = -1
         else:
             card = cards.pop(0)
         cnt = self.counts[p]
@@ -419,17 +559,27 @@ class State:
         self.passes = 0
         self.play_seat = p
         self.going_out = left == 0
-        self.stage = ST_CATCH
-        if g.face_challengeable[f]:
+        self.flex_play = flex
+        if flex:
+            wild = g.flex_wild[f]
+            self.stage = ST_TARGET if g.flex_effect[f] == E_TARGET_DRAW else ST_CATCH
+            if self.power[p]:
+                self._flip_powers((p,))  # X-power (i): turns red
+        else:
+            wild = g.face_wild[f]
+            self.stage = ST_CATCH
+            if g.power_flip[f]:  # X-power (ii): the flip symbol
+                self._flip_powers((p,))
+        if g.flex_challengeable[f] if flex else g.face_challengeable[f]:
             self.challenge_seat = p
             self.honest = g.variant.is_honest(self, p, prior_color)
-        if g.face_wild[f]:
+        if wild:
             if not self.going_out:  # G-wild-color; a last card's colour would not matter
                 self.current = p
                 self.phase = P_COLOR
                 return
         else:
-            self.active_color = g.face_color[f]
+            self.active_color = g.flex_color[f] if flex else g.face_color[f]
         self._run()
 
     def _run(self) -> None:
@@ -437,7 +587,15 @@ class State:
         g = self.game
         while True:
             st = self.stage
-            if st == ST_CATCH:  # G-uno: after the card's own choices, before its effect
+            if st == ST_TARGET:  # X-effects: the colour first, then the victim
+                self.stage = ST_CATCH
+                if self.n == 2:
+                    self.target = 1 - self.play_seat
+                else:
+                    self.current = self.play_seat
+                    self.phase = P_TARGET
+                    return
+            elif st == ST_CATCH:  # G-uno: after the card's own choices, before its effect
                 self.stage = ST_EFFECT
                 p = self.play_seat
                 if g.uno_mode != UNO_OFF and self.hand_len[p] == 1 and not self.uno_called[p]:
@@ -485,35 +643,99 @@ class State:
         return False
 
     def _effect(self) -> bool:
-        """C-effects of the card just played; True when its victim must decide first."""
+        """The effect of the card just played (C-, F-, X-, E-effects); True when someone must
+        decide before play goes on."""
         g = self.game
         p = self.play_seat
         f = self.faces_of[self.discard[-1]]
-        e = g.face_effect[f]
+        if self.flex_play:
+            e, draw = g.flex_effect[f], g.flex_draw[f]
+        else:
+            e, draw = g.face_effect[f], g.face_draw[f]
         n = self.n
         d = self.direction
+        last = self.going_out
         if e in (E_NUMBER, E_WILD):
             self.next_seat = (p + d) % n
         elif e == E_SKIP:
+            v = (p + d) % n
+            if g.reverse_back and not last and self._holds_reverse(v, g.face_color[f]):
+                return self._ask_reverse_back(v)
             self.next_seat = (p + 2 * d) % n
         elif e == E_REVERSE:
             d = -d
             self.direction = d
-            # G-two-players: Reverse acts as Skip
-            self.next_seat = p if n == 2 else (p + d) % n
-        elif e in (E_DRAW, E_WILD_DRAW):
+            if self.bounce:  # E-reverse-back: the effect goes back to whoever played it
+                self.bounce = False
+                v = (p + d) % n
+                if not last and self._holds_reverse(v, g.face_color[f]):
+                    return self._ask_reverse_back(v)
+                self._take_draw(v, 0)
+                self.next_seat = (v + d) % n
+            else:
+                # G-two-players: Reverse acts as Skip
+                self.next_seat = p if n == 2 else (p + d) % n
+        elif e in (E_DRAW, E_WILD_DRAW, E_WDC):
             v = (p + d) % n
-            self.pending += g.face_draw[f]
-            if not self.going_out and (g.stacking or g.face_challengeable[f]):
-                self.current = v
-                self.phase = P_CHALLENGE if e == E_WILD_DRAW else P_STACK
-                return True
-            self._draw(v, self.pending)
-            self.pending = 0
+            self.skip_victim = True
+            if e == E_WDC:
+                self.until_color = True
+            else:
+                self.pending += draw
+            if not last:
+                chal = g.face_challengeable[f]
+                if chal or (g.stacking and e != E_WDC):
+                    self.chal_ok = chal
+                    self.current = v
+                    self.phase = P_STACK if e == E_DRAW else P_CHALLENGE
+                    return True
+                if e == E_DRAW and g.reverse_back and self._holds_reverse(v, g.face_color[f]):
+                    return self._ask_reverse_back(v)
+            self._take_draw(v, 0)
             self.next_seat = (v + d) % n
-        else:  # pragma: no cover - effects of later variants
+        elif e == E_SKIP_EVERYONE:  # F-effects / X-effects: the same player plays again
+            self.next_seat = p
+        elif e == E_FLIP:
+            self._flip()
+            self.next_seat = (p + d) % n
+            top = self.faces_of[self.discard[-1]]
+            if g.face_wild[top]:  # F-flip: the player of the Flip names the colour
+                if not last:
+                    self.current = p
+                    self.phase = P_COLOR
+                    return True
+            else:
+                self.active_color = g.face_color[top]
+        elif e == E_REVERSE_SKIP:
+            d = -d
+            self.direction = d
+            self.next_seat = (p + 2 * d) % n
+        elif e == E_ALL_DRAW:
+            for k in range(1, n):
+                self._draw((p + k * d) % n, draw)
+            self.next_seat = (p + d) % n
+        elif e == E_TARGET_DRAW:
+            v = self.target
+            self.pending += draw
+            self.skip_victim = False
+            self.next_seat = (p + d) % n
+            if not last and g.flex_challengeable[f]:
+                self.chal_ok = True
+                self.current = v
+                self.phase = P_CHALLENGE
+                return True
+            self._take_draw(v, 0)
+        elif e == E_ALL_FLIP:  # X-power (iii)
+            self._flip_powers(range(n))
+            self.next_seat = (p + d) % n
+        else:  # pragma: no cover - every effect code is handled above
             raise AssertionError(f"effect {e} not implemented")
         return False
+
+    def _ask_reverse_back(self, victim: int) -> bool:
+        self.current = victim
+        self.phase = P_REVERSE_BACK
+        return True
 
     # --- scoring ----------------------------------------------------------------------------
     def hand_value(self, seat: int) -> int:
@@ -562,11 +784,13 @@ class State:
     def to_dict(self) -> dict[str, Any]:
         """Everything about the play-out as JSON-serialisable data (cards by name)."""
         names = self.game.card_names
+        # each hand oldest card first (F-which-card), so a restore keeps that order
+        hands = [sorted(h, key=self.acq.__getitem__) for h in self.hands]
         return {
             "variant": self.game.variant.name,
             "num_players": self.n,
             "options": dict(self.game.options),
-            "hands": [[names[c] for c in h] for h in self.hands],
+            "hands": [[names[c] for c in h] for h in hands],
             "draw_pile": [names[c] for c in reversed(self.draw_pile)],
             "discard": [names[c] for c in self.discard],
             "active_color": self.active_color,
@@ -587,6 +811,14 @@ class State:
             "honest": self.honest,
             "challenge_seat": self.challenge_seat,
             "revealed": [None if r is None else [r[0], list(r[1])] for r in self.revealed],
+            "power_green": list(self.power),
+            "known_hidden": [[bool(self.known[c]) for c in h] for h in hands],
+            "chal_ok": self.chal_ok,
+            "skip_victim": self.skip_victim,
+            "until_color": self.until_color,
+            "flex_play": self.flex_play,
+            "bounce": self.bounce,
+            "target": self.target,
             "round_results": [dict(r) for r in self.round_results],
             "rng": self.rng.bit_generator.state,
         }
@@ -647,6 +879,21 @@ class State:
         self.challenge_seat = int(data["challenge_seat"])
         self.revealed = [None if r is None else (int(r[0]), bytes(r[1]))
                          for r in data["revealed"]]
+        self.power = [bool(x) for x in data["power_green"]]
+        self.known = bytearray(game.num_cards)
+        self.acq = [0] * game.num_cards
+        self.tick = 0
+        for h, flags in zip(hands, data["known_hidden"], strict=True):
+            for c, k in zip(h, flags, strict=True):
+                self.known[c] = bool(k)
+                self.tick += 1
+                self.acq[c] = self.tick
+        self.chal_ok = bool(data["chal_ok"])
+        self.skip_victim = bool(data["skip_victim"])
+        self.until_color = bool(data["until_color"])
+        self.flex_play = bool(data["flex_play"])
+        self.bounce = bool(data["bounce"])
+        self.target = int(data["target"])
         self.round_results = [dict(r) for r in data["round_results"]]
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = data["rng"]

@@ -72,6 +72,12 @@ class Variant:
     options: ClassVar[dict[str, Option]] = COMMON_OPTIONS
     # C-first-discard: the effects that are returned to the deck instead of starting the pile.
     first_discard_redraw: ClassVar[tuple[str, ...]] = (WILD_DRAW,)
+    # Who picks the colour of a wild turned up first: "first" player (C) or "dealer" (F).
+    first_wild_chooser: ClassVar[str] = "first"
+    # X-first-discard: action cards turned first are ignored until a number is on top.
+    first_discard_numbers_only: ClassVar[bool] = False
+    # X-power: every player holds a Power Card (Flex).
+    power_cards: ClassVar[bool] = False
 
     def __init__(self) -> None:
         faces, cards = self.build_deck()
@@ -79,6 +85,9 @@ class Variant:
         # cards[c] = the face id of card c on each side (one side for most variants).
         self.cards: tuple[tuple[int, ...], ...] = tuple(cards)
         self.card_names: tuple[str, ...] = tuple(self.card_name(c) for c in self.cards)
+        # Flex: per face, its flex face (or None) and whether it carries the flip symbol.
+        self.flex_faces: tuple[Face | None, ...] = ()
+        self.power_flip: tuple[bool, ...] = ()
 
     # --- data -----------------------------------------------------------------------------
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:

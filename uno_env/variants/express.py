@@ -1,0 +1,58 @@
+"""UNO Express (RULES.md section E): hands of 5, jump-in, Draw One, reverse back, 250 points."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from uno_env.cards import (
+    DRAW,
+    LIGHT_COLORS,
+    REVERSE,
+    SKIP,
+    WILD_DRAW,
+    WILD_PLAIN,
+    Face,
+    color_faces,
+    wild_face,
+)
+from uno_env.variants.base import BOOL, COMMON_OPTIONS, Option, Variant, register
+
+
+@register
+class Express(Variant):
+    """E-deck (the engine's documented deck, kept as data): per colour one 0, two each of
+    1-9, two Draw One, two Skip, two Reverse; four Wild, four Wild Draw Two."""
+
+    name = "express"
+    min_players = 2
+    max_players = 6  # E-players: the box's range; up to 10 with allow_more_players
+    hand_size = 5
+    uno_penalty = 4  # E-uno
+    options = {
+        **COMMON_OPTIONS,
+        "wd_challenge": Option(False, BOOL, help="G-wd-challenge for Wild Draw Two (E: off)"),
+        "jump_in": Option(True, BOOL, help="E-jump-in: play an identical card out of turn"),
+        "reverse_back": Option(True, BOOL, help="E-reverse-back: answer Skip/Draw One"),
+        "scoring": Option("penalty", ("winner", "penalty"),
+                          help="E-end: the others score their own hands (penalty)"),
+        "target_score": Option(250, kind=int, help="E-end: the game ends at 250"),
+        "allow_more_players": Option(False, BOOL, help="E-players: allow 7-10 players"),
+    }
+
+    def player_range(self, opts: dict[str, Any]) -> tuple[int, int]:
+        return 2, 10 if opts.get("allow_more_players") else self.max_players
+
+    def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
+        numbers = {0: 1, **{n: 2 for n in range(1, 10)}}
+        actions = [  # E-draw-one: Draw One matches only its own colour (no symbol match)
+            ("draw-one", DRAW, 1, 20, 2, False),
+            ("skip", SKIP, 0, 20, 2, True),
+            ("reverse", REVERSE, 0, 20, 2, True),
+        ]
+        faced = color_faces(LIGHT_COLORS, numbers, actions)
+        faced.append((wild_face("wild", WILD_PLAIN, 50), 4))
+        faced.append((wild_face("wild-draw-two", WILD_DRAW, 50, draw=2, challengeable=True), 4))
+        faces = [f for f, _ in faced]
+        cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
+        return faces, cards

@@ -1,0 +1,66 @@
+"""UNO Flip (RULES.md section F): 112 two-sided cards, light and dark side."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from uno_env.cards import (
+    DARK_COLORS,
+    DRAW,
+    FLIP,
+    LIGHT_COLORS,
+    REVERSE,
+    SKIP,
+    SKIP_EVERYONE,
+    WILD_DRAW,
+    WILD_DRAW_COLOR,
+    WILD_PLAIN,
+    Face,
+    color_faces,
+    wild_face,
+)
+from uno_env.variants.base import Variant, register
+
+PAIRING_SEED = 2018
+"""F-deck: the light/dark pairing is one fixed permutation, built from this seed (the
+publisher's pairing is not published). Changing it changes the game: don't."""
+
+
+@register
+class Flip(Variant):
+    """F-deck, F-players (2-10, hands of 7); the first discard's wild is named by the dealer."""
+
+    name = "flip"
+    colors = (LIGHT_COLORS, DARK_COLORS)
+    first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
+
+    def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
+        numbers = {n: 2 for n in range(1, 10)}
+        light = color_faces(LIGHT_COLORS, numbers, [  # F-deck, F-score
+            ("draw-one", DRAW, 1, 10, 2, True),
+            ("reverse", REVERSE, 0, 20, 2, True),
+            ("skip", SKIP, 0, 20, 2, True),
+            ("flip", FLIP, 0, 20, 2, True),
+        ], side=0)
+        light.append((wild_face("wild", WILD_PLAIN, 40), 4))
+        light.append((wild_face("wild-draw-two", WILD_DRAW, 50, draw=2, challengeable=True), 4))
+        dark = color_faces(DARK_COLORS, numbers, [
+            ("draw-five", DRAW, 5, 20, 2, True),
+            ("reverse", REVERSE, 0, 20, 2, True),
+            ("skip-everyone", SKIP_EVERYONE, 0, 30, 2, True),
+            ("flip", FLIP, 0, 20, 2, True),
+        ], side=1)
+        dark.append((wild_face("wild-draw-color", WILD_DRAW_COLOR, 60, challengeable=True,
+                               side=1), 4))
+        faces = [f for f, _ in light] + [f for f, _ in dark]
+        light_cards = [i for i, (_, k) in enumerate(light) for _ in range(k)]
+        dark_cards = [len(light) + i for i, (_, k) in enumerate(dark) for _ in range(k)]
+        # The plain Wild is one face on both sides (same name, points and effect); its
+        # colour is named from the active side's palette.
+        dark_cards += [faces.index(light[-2][0])] * 4
+        assert len(light_cards) == len(dark_cards) == 112
+        perm = np.random.default_rng(PAIRING_SEED).permutation(len(dark_cards))
+        cards = [(lf, dark_cards[j]) for lf, j in zip(light_cards, perm, strict=True)]
+        return faces, cards
