@@ -554,8 +554,6 @@ class State:
         self.hand_len[p] = left
         if not cards:
             self.present[p] &= ~(1 << f)
-        if left > 1:
-            self.uno_called[p] = False  # a call covers only the play that leaves one card
         self.passes = 0
         self.play_seat = p
         self.going_out = left == 0
