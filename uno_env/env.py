@@ -109,7 +109,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self._game
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        g = self.engine
+        g = self._game
+        if g is None:
+            raise RuntimeError("call reset() before observe()")
         seat = self.agent_name_mapping[agent]
         if seat == g.current and self._live:
             mb = bytearray(self._num_actions)
@@ -133,7 +135,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             else:
                 raise TypeError(f"action must be an int index, got {action!r}")
         agent = self.agent_selection
-        g = self.engine
+        g = self._game
+        assert g is not None  # _live is only set by reset()
         g.step(action)  # IllegalActionError (a ValueError) leaves everything unchanged
         if self._rewards_dirty:
             for k in self.rewards:

@@ -97,6 +97,7 @@ class State:
         self._match_bits = g.match_bits
         self._uno_on = g.uno_mode != UNO_OFF
         self._draw_action = g.actions.draw
+        self._jump_in = g.jump_in
 
     # --- dealing ----------------------------------------------------------------------------
     def _deal(self, dealer: int, order: list[int] | None) -> None:
@@ -442,10 +443,9 @@ class State:
         t = self._types[a]
         p = self.current
         ph = self.phase
-        if t == PLAY:
+        if t == PLAY:  # "play <face f>" is action f
             self.bounce = ph == P_REVERSE_BACK
-            self._play(p, g.actions.args[a], self.drawn_card if ph == P_DRAWN else -1, False,
-                       False)
+            self._play(p, a, self.drawn_card if ph == P_DRAWN else -1, False, False)
         elif t == DRAW:
             if self._draw(p, 1):
                 self.passes = 0
@@ -581,41 +581,46 @@ class State:
         self._run()
 
     def _run(self) -> None:
-        """Resolve the played card stage by stage until a decision is needed."""
-        g = self.game
-        while True:
-            st = self.stage
-            if st == ST_TARGET:  # X-effects: the colour first, then the victim
-                self.stage = ST_CATCH
-                if self.n == 2:
-                    self.target = 1 - self.play_seat
-                else:
-                    self.current = self.play_seat
-                    self.phase = P_TARGET
-                    return
-            elif st == ST_CATCH:  # G-uno: after the card's own choices, before its effect
-                self.stage = ST_EFFECT
-                p = self.play_seat
-                if g.uno_mode != UNO_OFF and self.hand_len[p] == 1 and not self.uno_called[p]:
-                    if g.uno_mode == UNO_AUTO:
-                        self._draw(p, g.uno_penalty)
-                    elif self._ask_catch((p + self.direction) % self.n):
-                        return
-            elif st == ST_EFFECT:
-                self.stage = ST_WINDOW
-                if self._effect():
-                    return
-            elif st == ST_WINDOW:
-                self.stage = ST_NEXT
-                if self.going_out:  # G-win-round: after the last card's effect
-                    self._end_round(self.play_seat)
-                    return
-                if g.jump_in and self._open_window(
-                        (self.play_seat + self.direction) % self.n):
-                    return
+        """Resolve the played card from the stage it stopped at until a decision is needed:
+        target, catch (G-uno), effect, then the win check and jump-in window, then the
+        next turn. Straight-line code: it runs after every play."""
+        st = self.stage
+        if st == ST_TARGET:  # X-effects: the colour first, then the victim
+            if self.n == 2:
+                self.target = 1 - self.play_seat
             else:
-                self._start_turn(self.next_seat)
+                self.stage = ST_CATCH
+                self.current = self.play_seat
+                self.phase = P_TARGET
                 return
+            st = ST_CATCH
+        if st == ST_CATCH:  # G-uno: after the card's own choices, before its effect
+            p = self.play_seat
+            if self._uno_on and self.hand_len[p] == 1 and not self.uno_called[p]:
+                g = self.game
+                if g.uno_mode == UNO_AUTO:
+                    self._draw(p, g.uno_penalty)
+                elif self._ask_catch((p + self.direction) % self.n):
+                    self.stage = ST_EFFECT
+                    return
+            st = ST_EFFECT
+        if st == ST_EFFECT:
+            self.stage = ST_WINDOW
+            if self._effect():
+                return
+            st = ST_WINDOW
+        if st == ST_WINDOW:
+            if self.going_out:  # G-win-round: after the last card's effect
+                self.stage = ST_NEXT
+                self._end_round(self.play_seat)
+                return
+            if self._jump_in and self._open_window((self.play_seat + self.direction) % self.n):
+                self.stage = ST_NEXT
+                return
+        self.stage = ST_NEXT
+        self.current = self.next_seat  # _start_turn, inlined
+        self.phase = P_PLAY
+        self.drawn_card = -1
 
     def _ask_catch(self, seat: int) -> bool:
         """Ask the next opponent (from ``seat`` on) whether to catch; False when none is left."""
