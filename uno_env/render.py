@@ -46,6 +46,8 @@ def render_text(state: State, seat: int, reveal: bool = False,
         marks = []
         if state.uno_called[s]:
             marks.append("UNO")
+        if g.power_cards:
+            marks.append("power green" if state.power[s] else "power red")
         if state.phase != P_OVER and s == state.current:
             marks.append(f"to act: {PHASES[state.phase]}")
         if k == 0 or reveal:

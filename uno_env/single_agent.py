@@ -23,7 +23,7 @@ from uno_env.env import raw_env
 MAX_REDEALS = 100
 
 
-class SingleAgentEnv(gymnasium.Env):  # type: ignore[type-arg]
+class SingleAgentEnv(gymnasium.Env):
     """One learning seat of a ``num_players`` game of ``variant``; see the module docstring.
 
     ``opponents``: a list of agent specs (loaded with :func:`agents.load`, one instance per

@@ -98,6 +98,7 @@ class State:
         self._uno_on = g.uno_mode != UNO_OFF
         self._draw_action = g.actions.draw
         self._jump_in = g.jump_in
+        self._has_flex = g.has_flex
 
     # --- dealing ----------------------------------------------------------------------------
     def _deal(self, dealer: int, order: list[int] | None) -> None:
@@ -330,7 +331,7 @@ class State:
             # G-match over bit sets; "play <face f>" is action f
             bits = self.present[p] & self._match_bits[self.active_color][
                 self.faces_of[self.discard[-1]]]
-            if not bits and not self._uno_on:
+            if not bits and not self._uno_on and not self._has_flex:
                 legal.append(self._draw_action)
                 return
             while bits:
@@ -576,8 +577,8 @@ class State:
                 self.current = p
                 self.phase = P_COLOR
                 return
-        else:
-            self.active_color = g.flex_color[f] if flex else g.face_color[f]
+        else:  # X-flex-play: the card then lies as its normal face, whose colour counts
+            self.active_color = g.face_color[f]
         self._run()
 
     def _run(self) -> None:
