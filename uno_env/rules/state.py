@@ -573,7 +573,9 @@ class State:
             self.challenge_seat = p
             self.honest = g.variant.is_honest(self, p, prior_color)
         if wild:
-            if not self.going_out:  # G-wild-color; a last card's colour would not matter
+            # G-wild-color; a last card's colour would not matter, except that a Wild Draw
+            # Colour's victim draws until it (G-win-round: the effect still resolves)
+            if not self.going_out or (not flex and g.face_effect[f] == E_WDC):
                 self.current = p
                 self.phase = P_COLOR
                 return
