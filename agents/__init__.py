@@ -1,1 +1,55 @@
-"""Agents that play UNO in the ``uno_env`` environments (random, heuristic, learned)."""
+"""Agents that play UNO in the ``uno_env`` environments (random, heuristic, learned).
+
+Every agent follows one protocol (:class:`Agent`): ``act(observation, action_mask) -> int``
+on the flat observation vector and the action mask of its seat, and ``reset()`` between
+games. :func:`load` builds one from a short spec string:
+
+========================  ===========================================================
+``random``                uniform over the legal actions (:class:`RandomAgent`)
+``rule``                  the documented heuristic of :mod:`agents.rule`
+``ppo:PATH``              a checkpoint of the native PyTorch self-play trainer
+``ppo:VARIANT``           the checkpoint shipped for that variant (e.g. ``ppo:classic``)
+``sb3:PATH``              a MaskablePPO model saved by ``training.sb3_train``
+========================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.base import Agent, legal_actions, seed_agent
+from agents.random_agent import RandomAgent
+from agents.rule import RuleAgent
+
+SPECS = ("random", "rule", "ppo:PATH", "ppo:VARIANT", "sb3:PATH")
+
+
+def load(spec: str, variant: str = "classic", num_players: int = 2, seed: int | None = None,
+         **options: Any) -> Agent:
+    """The agent described by ``spec`` for this configuration (see the module docstring).
+
+    ``options`` are the rule options of the game (``stacking=True``, ...): agents that
+    decode observations or map actions need the same configuration as the environment.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string; allowed: {', '.join(SPECS)}")
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "random" and not rest:
+        return RandomAgent(seed=seed)
+    if kind == "rule" and not rest:
+        return RuleAgent(variant, num_players, seed=seed, **options)
+    if kind == "ppo" and rest:
+        ppo = importlib.import_module("agents.ppo")
+        agent: Agent = ppo.load_ppo(rest, variant=variant, num_players=num_players, seed=seed,
+                                    **options)
+        return agent
+    if kind == "sb3" and rest:
+        from agents.sb3_agent import SB3Agent
+
+        return SB3Agent(rest, variant=variant, num_players=num_players, seed=seed, **options)
+    raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(SPECS)}")
+
+
+__all__ = ["SPECS", "Agent", "RandomAgent", "RuleAgent", "legal_actions", "load", "seed_agent"]

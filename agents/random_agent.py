@@ -1,0 +1,28 @@
+"""The uniform random agent: every legal action equally likely."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+
+class RandomAgent:
+    """Chooses uniformly among the actions the mask allows, from its own seeded RNG."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self._rng.seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if not len(legal):
+            raise ValueError("the action mask allows no action: this agent is not to act")
+        return int(legal[self._rng.randrange(len(legal))])
+
+    def reset(self) -> None:
+        pass
