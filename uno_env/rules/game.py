@@ -22,6 +22,9 @@ CHALLENGEABLE = (E_WILD_DRAW, E_WDC, E_TARGET_DRAW)
 
 UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
 
+# Match tables per variant name (they depend on the deck only): see Game.__init__.
+_MATCH_TABLES: dict[str, tuple[list[list[int]], list[list[int]]]] = {}
+
 
 class Game:
     """One configuration of one variant: build it once, start many :class:`State` s from it."""
@@ -70,30 +73,36 @@ class Game:
         self.cards_by_name: dict[str, list[int]] = {}
         for cid, name in enumerate(self.card_names):
             self.cards_by_name.setdefault(name, []).append(cid)
-        # match_faces[active colour][top face]: every face that may be played on it (G-match);
-        # looked up once per turn instead of testing each card in hand.
         F = range(self.num_faces)
         self.color_faces = [tuple(f for f in F if self.face_color[f] == col)
                             for col in range(K.WILD + 1)]
-        self.match_faces = [
-            [tuple(f for f in F if self.face_wild[f] or self.face_color[f] == col
-                   or (self.face_symbol_match[f] and self.face_symbol[f] == self.face_symbol[t]))
-             for t in F]
-            for col in range(K.WILD + 1)
-        ]
-        # The same as bit sets over faces, intersected with a hand's `present` bits.
-        self.match_bits = [[sum(1 << f for f in faces) for faces in row]
-                           for row in self.match_faces]
-        # X-flex-play: a flex face matches only by its own colour, number or symbol.
+        # match_bits[active colour][top face]: the faces that may be played on it (G-match)
+        # as a bit set, intersected with a hand's `present` bits once per turn; flex_match_bits
+        # the same for flex faces (X-flex-play: a flex face matches only by its own colour,
+        # number or symbol). They depend on the deck alone, so they are built once per variant.
         flex_symbol = [-1 if x is None else symbols.setdefault(x.symbol, len(symbols))
                        for x in flex]
-        self.flex_match_bits = [
-            [sum(1 << f for f in F if flex[f] is not None and (
-                self.flex_wild[f] or self.flex_color[f] == col
-                or flex_symbol[f] == self.face_symbol[t]))
-             for t in F]
-            for col in range(K.WILD + 1)
-        ]
+        tables = _MATCH_TABLES.get(v.name)
+        if tables is None:
+            by_symbol: dict[int, int] = {}
+            for f in F:
+                if self.face_symbol_match[f]:
+                    by_symbol[self.face_symbol[f]] = by_symbol.get(self.face_symbol[f], 0) | 1 << f
+            wild_bits = sum(1 << f for f in F if self.face_wild[f])
+            color_bits = [sum(1 << f for f in fs) for fs in self.color_faces]
+            match = [[wild_bits | color_bits[col] | by_symbol.get(self.face_symbol[t], 0)
+                      for t in F] for col in range(K.WILD + 1)]
+            flex_by_symbol: dict[int, int] = {}
+            for f in F:
+                if flex[f] is not None:
+                    flex_by_symbol[flex_symbol[f]] = flex_by_symbol.get(flex_symbol[f], 0) | 1 << f
+            flex_wild = sum(1 << f for f in F if self.flex_wild[f])
+            flex_color = [sum(1 << f for f in F if flex[f] is not None
+                              and self.flex_color[f] == col) for col in range(K.WILD + 1)]
+            flex_match = [[flex_wild | flex_color[col] | flex_by_symbol.get(self.face_symbol[t], 0)
+                           for t in F] for col in range(K.WILD + 1)]
+            tables = _MATCH_TABLES[v.name] = (match, flex_match)
+        self.match_bits, self.flex_match_bits = tables
         # E-reverse-back: the Reverse of each colour (per side), -1 where there is none.
         self.reverse_face = [[-1] * 4 for _ in range(self.num_sides)]
         for f, face in enumerate(faces):

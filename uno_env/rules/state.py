@@ -872,7 +872,7 @@ class State:
         self.dealer = int(data["dealer"])
         self.pending = int(data["pending_draw"])
         self.drawn_card = -1
-        if data["drawn_card"] is not None:  # the newest card of that name in the hand
+        if data["drawn_card"] is not None and self.phase == P_DRAWN:  # the newest of that name
             f = self.faces_of[game.cards_by_name[data["drawn_card"]][0]]
             self.drawn_card = self.held[self.current][f][-1]
         self.uno_called = [bool(x) for x in data["uno_called"]]
