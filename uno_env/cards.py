@@ -85,3 +85,16 @@ def wild_face(
     """A wild face: its symbol is its name."""
     return Face(name, WILD, name, effect, points, draw=draw, challengeable=challengeable,
                 side=side)
+
+
+def one_sided_deck(
+    numbers: dict[int, int],
+    actions: list[tuple[str, str, int, int, int, bool]],
+    wilds: list[tuple[Face, int]],
+) -> tuple[list[Face], list[tuple[int, ...]]]:
+    """Faces and cards of a classic-style deck (one face per card, light colours): the
+    coloured faces of :func:`color_faces` plus ``wilds`` as ``(face, copies)``."""
+    faced = color_faces(LIGHT_COLORS, numbers, actions) + wilds
+    faces = [f for f, _ in faced]
+    cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
+    return faces, cards

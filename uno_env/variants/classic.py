@@ -6,13 +6,12 @@ from collections.abc import Sequence
 
 from uno_env.cards import (
     DRAW,
-    LIGHT_COLORS,
     REVERSE,
     SKIP,
     WILD_DRAW,
     WILD_PLAIN,
     Face,
-    color_faces,
+    one_sided_deck,
     wild_face,
 )
 from uno_env.variants.base import BOOL, COMMON_OPTIONS, Option, Variant, register
@@ -38,9 +37,8 @@ class Classic(Variant):
             ("reverse", REVERSE, 0, 20, 2, True),
             ("draw-two", DRAW, 2, 20, 2, True),
         ]
-        faced = color_faces(LIGHT_COLORS, numbers, actions)
-        faced.append((wild_face("wild", WILD_PLAIN, 50), 4))
-        faced.append((wild_face("wild-draw-four", WILD_DRAW, 50, draw=4, challengeable=True), 4))
-        faces = [f for f, _ in faced]
-        cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
-        return faces, cards
+        wilds = [
+            (wild_face("wild", WILD_PLAIN, 50), 4),
+            (wild_face("wild-draw-four", WILD_DRAW, 50, draw=4, challengeable=True), 4),
+        ]
+        return one_sided_deck(numbers, actions, wilds)

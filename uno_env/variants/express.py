@@ -7,13 +7,12 @@ from typing import Any
 
 from uno_env.cards import (
     DRAW,
-    LIGHT_COLORS,
     REVERSE,
     SKIP,
     WILD_DRAW,
     WILD_PLAIN,
     Face,
-    color_faces,
+    one_sided_deck,
     wild_face,
 )
 from uno_env.variants.base import BOOL, COMMON_OPTIONS, Option, Variant, register
@@ -50,9 +49,8 @@ class Express(Variant):
             ("skip", SKIP, 0, 20, 2, True),
             ("reverse", REVERSE, 0, 20, 2, True),
         ]
-        faced = color_faces(LIGHT_COLORS, numbers, actions)
-        faced.append((wild_face("wild", WILD_PLAIN, 50), 4))
-        faced.append((wild_face("wild-draw-two", WILD_DRAW, 50, draw=2, challengeable=True), 4))
-        faces = [f for f, _ in faced]
-        cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
-        return faces, cards
+        wilds = [
+            (wild_face("wild", WILD_PLAIN, 50), 4),
+            (wild_face("wild-draw-two", WILD_DRAW, 50, draw=2, challengeable=True), 4),
+        ]
+        return one_sided_deck(numbers, actions, wilds)
