@@ -96,5 +96,5 @@ def one_sided_deck(
     coloured faces of :func:`color_faces` plus ``wilds`` as ``(face, copies)``."""
     faced = color_faces(LIGHT_COLORS, numbers, actions) + wilds
     faces = [f for f, _ in faced]
-    cards = [(i,) for i, (_, copies) in enumerate(faced) for _ in range(copies)]
+    cards: list[tuple[int, ...]] = [(i,) for i, (_, k) in enumerate(faced) for _ in range(k)]
     return faces, cards
