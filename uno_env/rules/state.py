@@ -99,6 +99,8 @@ class State:
         self._draw_action = g.actions.draw
         self._jump_in = g.jump_in
         self._has_flex = g.has_flex
+        self._plain = not g.has_flex and not g.double_play
+        self._uno_action = g.actions.uno
 
     # --- dealing ----------------------------------------------------------------------------
     def _deal(self, dealer: int, order: list[int] | None) -> None:
@@ -338,6 +340,12 @@ class State:
                 low = bits & -bits
                 legal.append(low.bit_length() - 1)
                 bits ^= low
+            if self._plain:  # no flex faces, no double play: the common case, kept short
+                if (legal and self._uno_on and self.hand_len[p] == 2
+                        and not self.uno_called[p]):
+                    legal.append(self._uno_action)
+                legal.append(self._draw_action)
+                return
         g = self.game
         A = g.actions
         hand_len = self.hand_len[p]
