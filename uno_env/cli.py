@@ -23,15 +23,16 @@ EXTERNAL_COMMANDS = (
 
 
 def parse_option(text: str) -> tuple[str, Any]:
-    """``k=v`` with v read as bool (true/false/on/off), int, or string."""
+    """``k=v`` with v read as bool (true/false), None (none), int, or string (so that
+    ``uno_catch=off`` stays the string ``"off"``)."""
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"option must look like name=value, got {text!r}")
     key, raw = text.split("=", 1)
     low = raw.strip().lower()
     value: Any
-    if low in ("true", "on", "yes"):
+    if low == "true":
         value = True
-    elif low in ("false", "off", "no"):
+    elif low == "false":
         value = False
     elif low in ("none", "null"):
         value = None

@@ -1,0 +1,1 @@
+"""Tournaments, replays and playing against the agents."""

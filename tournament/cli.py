@@ -1,0 +1,224 @@
+"""The ``tournament``, ``replay`` and ``play`` commands of ``uno-env``, and the demo tournament.
+
+``uno-env tournament CONFIG`` reads a YAML file of ``configs/tournament/`` (keys: variant,
+players, agents, games, seed, options, duplicate, max_steps, workers, backend, out); every
+flag given on the command line overrides the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tournament import play as play_cmd
+from tournament import replay as replay_cmd
+
+_TRUE = ("true", "on", "yes", "1")
+_FALSE = ("false", "off", "no", "0")
+
+
+def coerce_option(variant: str, key: str, value: Any) -> Any:
+    """A rule option value in the type the variant expects. Text from the command line and
+    YAML's booleans (``off`` reads as False) are matched against the allowed values."""
+    from uno_env.variants import find_variant
+
+    spec = find_variant(variant).options.get(key)
+    if spec is None:
+        return value  # the Game names the unknown option and the allowed ones
+    text = str(value).strip().lower()
+    if spec.allowed is not None:
+        for allowed in spec.allowed:
+            if value is allowed or (type(value) is type(allowed) and value == allowed):
+                return allowed
+        for allowed in spec.allowed:
+            if isinstance(allowed, str) and allowed.lower() == text:
+                return allowed
+        bools = {True: _TRUE, False: _FALSE}
+        for allowed in spec.allowed:
+            if isinstance(allowed, bool) and text in bools[allowed]:
+                return allowed
+        for allowed in spec.allowed:  # YAML read `off` as False: find the text it was
+            if isinstance(allowed, str) and isinstance(value, bool) and (
+                    allowed.lower() in bools[value]):
+                return allowed
+        return value
+    if spec.kind is int and isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def parse_options(variant: str, items: Iterable[str]) -> dict[str, Any]:
+    """``["k=v", ...]`` from ``--option`` as a dict of typed option values."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"option must look like name=value, got {item!r}")
+        out[key.strip()] = coerce_option(variant, key.strip(), raw.strip())
+    return out
+
+
+# --- tournament -----------------------------------------------------------------------------
+def add_tournament_parser(sub: Any) -> None:
+    from uno_env.variants import list_variants
+
+    p = sub.add_parser(
+        "tournament", help="a fair, duplicate-dealt tournament between agents",
+        description="Agents play a tournament: every agent in every seat equally often, each "
+                    "deal replayed with the agents rotated through the seats. Prints win "
+                    "rates with 95% intervals and openskill ratings; writes results.json, "
+                    "results.csv, ratings.png and games.jsonl to --out.")
+    p.add_argument("config", nargs="?", type=Path, help="a YAML file (configs/tournament/)")
+    p.add_argument("--variant", default=None, choices=list_variants(),
+                   help="default classic")
+    p.add_argument("--players", type=int, default=None, help="2-10 (default 2)")
+    p.add_argument("--agents", default=None,
+                   help="comma-separated agent specs: random, rule, ppo:PATH, ppo:VARIANT, "
+                        "sb3:PATH, py:MODULE:NAME (default random,rule)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games to play, rounded up to whole schedule cycles (default 100)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the seed every deal and agent seed comes from (default 0)")
+    p.add_argument("--option", action="append", default=[], metavar="K=V",
+                   help="rule option, repeatable (e.g. --option stacking=true)")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="cut games after this many decisions (no winner)")
+    p.add_argument("--random-deals", action="store_true",
+                   help="a fresh deal for every game instead of duplicate deals")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel processes (default: the CPU count, at most 8)")
+    p.add_argument("--backend", choices=("local", "ray"), default=None)
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default results/tournament/NAME-TIME)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the tournament logged in --out")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_tournament)
+
+
+def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
+    """The tournament configuration from the YAML file and flags, and the output folder."""
+    from tournament.runner import TournamentConfig, load_config
+
+    data: dict[str, Any] = {}
+    if a.config is not None:
+        import yaml
+
+        loaded = yaml.safe_load(a.config.read_text())
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{a.config} must hold a mapping of tournament settings")
+        data = loaded
+    out = a.out if a.out is not None else (Path(data["out"]) if data.get("out") else None)
+    flags_given = any(v is not None for v in (a.variant, a.players, a.agents, a.games, a.seed))
+    if a.resume and out is not None and a.config is None and not flags_given:
+        cfg = load_config(out)
+        cfg.workers = a.workers or min(8, os.cpu_count() or 1)
+        cfg.backend = a.backend or cfg.backend
+        return cfg, out
+    known = {"variant", "players", "agents", "games", "seed", "options", "duplicate",
+             "max_steps", "workers", "backend", "out"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown keys in {a.config}: {unknown}; allowed: {sorted(known)}")
+    variant = a.variant or data.get("variant", "classic")
+    agents = a.agents if a.agents is not None else data.get("agents", "random,rule")
+    if isinstance(agents, str):
+        agents = [s.strip() for s in agents.split(",") if s.strip()]
+    options = {k: coerce_option(variant, k, v) for k, v in (data.get("options") or {}).items()}
+    options.update(parse_options(variant, a.option))
+    cfg = TournamentConfig(
+        agents=[str(s) for s in agents],
+        variant=variant,
+        players=a.players or int(data.get("players", 2)),
+        games=a.games or int(data.get("games", 100)),
+        seed=a.seed if a.seed is not None else int(data.get("seed", 0)),
+        options=options,
+        duplicate=False if a.random_deals else bool(data.get("duplicate", True)),
+        max_steps=a.max_steps if a.max_steps is not None else data.get("max_steps"),
+        workers=a.workers or int(data.get("workers") or min(8, os.cpu_count() or 1)),
+        backend=a.backend or data.get("backend", "local"),
+    )
+    return cfg, out
+
+
+def cmd_tournament(a: argparse.Namespace) -> int:
+    from tournament.results import format_table, summarize, write_reports
+    from tournament.runner import TournamentInterrupted, check_agent, run_tournament
+
+    cfg, out = config_from_args(a)
+    cfg.validate()
+    for spec in dict.fromkeys(cfg.agents):
+        check_agent(spec, cfg.variant, cfg.players, cfg.options)
+    if out is None:
+        if a.resume:
+            raise ValueError("--resume needs --out DIR (the folder of the interrupted run)")
+        name = a.config.stem if a.config is not None else f"{cfg.variant}_{cfg.players}p"
+        out = Path("results/tournament") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    total = len(cfg.schedule())
+    if total != cfg.games:
+        print(f"note: {cfg.games} games rounded up to {total} (whole cycles of "
+              f"{cfg.cycle} games: every agent in every seat equally often)", file=sys.stderr)
+    print(f"logging every game to {out / 'games.jsonl'}", file=sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        records = run_tournament(cfg, out=out, resume=a.resume,
+                                 progress=not a.no_progress and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the finished games are in {out / 'games.jsonl'}; continue "
+              f"with: uno-env tournament --resume --out {out}", file=sys.stderr)
+        return 130
+    except TournamentInterrupted as err:
+        print(f"uno-env: {err}", file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - t0
+    summary = summarize(records, cfg.names, meta=_meta(cfg))
+    write_reports(out, summary)
+    print(format_table(summary))
+    print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
+          "results.csv, ratings.png, games.jsonl)")
+    return 0
+
+
+def _meta(cfg: Any) -> dict[str, Any]:
+    return {"variant": cfg.variant, "players": cfg.players, "seed": cfg.seed,
+            "duplicate": cfg.duplicate, "options": cfg.options, "max_steps": cfg.max_steps,
+            "agent_specs": cfg.agents}
+
+
+# --- registration and demo ------------------------------------------------------------------
+def register(sub: Any) -> None:
+    """Add ``tournament``, ``replay`` and ``play`` to the ``uno-env`` subcommands."""
+    add_tournament_parser(sub)
+    replay_cmd.add_parser(sub)
+    play_cmd.add_parser(sub)
+
+
+def demo(variant: str) -> None:
+    """A short 2-player tournament between the shipped agents (random, rule, and the PPO
+    checkpoint of ``variant`` when one is shipped), printed as a table."""
+    from tournament.results import format_table, summarize
+    from tournament.runner import TournamentConfig, run_tournament
+
+    specs = ["random", "rule"]
+    checkpoint = Path(__file__).resolve().parent.parent / "agents" / "checkpoints" / (
+        f"{variant}_2p.pt")
+    if checkpoint.exists():
+        specs.append(f"ppo:{variant}")
+    cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
+                           max_steps=2000, workers=1)
+    print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
+    t0 = time.perf_counter()
+    records = run_tournament(cfg, progress=False)
+    print(format_table(summarize(records, cfg.names, meta=_meta(cfg))))
+    config = Path(f"configs/tournament/{variant}_2p.yaml")
+    longer = (f"uno-env tournament {config}" if config.exists() else
+              f"uno-env tournament --variant {variant} --agents {','.join(specs)} --games 600")
+    print(f"({time.perf_counter() - t0:.1f}s; a longer one: {longer})")

@@ -1,0 +1,465 @@
+"""Playing the games of a tournament: in this process, over local processes, or on Ray.
+
+A game is a pure function of its :class:`GameTask` (deal, seating, agent specs and seeds),
+so the same tournament gives the same records whichever backend plays it and however many
+workers there are; results are ordered by game index and rated in that order.
+
+Nothing is lost: every finished game is appended to ``games.jsonl`` in the output folder
+as soon as it ends (one JSON line, see :mod:`tournament.replay`); a tournament stopped by
+Ctrl-C, a killed process or a dead worker continues from that log with ``resume=True`` and
+ends with exactly the records of an uninterrupted run. An agent that raises or answers an
+illegal action forfeits that game: it loses, every other seat wins, and the record says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
+
+BACKENDS = ("local", "ray")
+LOG_NAME = "games.jsonl"
+META_NAME = "tournament.json"
+
+
+class TournamentInterrupted(RuntimeError):
+    """The tournament stopped before its last game; the log holds every finished game."""
+
+
+@dataclass
+class TournamentConfig:
+    """Everything a tournament needs. ``workers`` and ``backend`` never change the results."""
+
+    agents: list[str]
+    variant: str = "classic"
+    players: int = 2
+    games: int = 100
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    duplicate: bool = True
+    max_steps: int | None = None
+    workers: int = 1
+    backend: str = "local"
+
+    def identity(self) -> dict[str, Any]:
+        """The settings the results depend on (what ``--resume`` must find unchanged)."""
+        d = asdict(self)
+        del d["workers"], d["backend"]
+        d["options"] = dict(sorted(self.options.items()))
+        return d
+
+    def validate(self) -> None:
+        from uno_env import Game
+
+        if not self.agents or any(not isinstance(a, str) or not a.strip() for a in self.agents):
+            raise ValueError(f"agents must be a non-empty list of agent specs, got {self.agents}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend={self.backend!r} is not valid; allowed: "
+                             f"{', '.join(BACKENDS)}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.games < 1:
+            raise ValueError(f"games must be >= 1, got {self.games}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"max_steps must be None or >= 1, got {self.max_steps}")
+        Game(self.variant, self.players, **self.options)  # variant, player count, options
+
+    @property
+    def names(self) -> list[str]:
+        """Display names of the agents: the spec, with ``#2``, ``#3`` for repeated specs."""
+        seen: dict[str, int] = {}
+        out = []
+        for spec in self.agents:
+            seen[spec] = seen.get(spec, 0) + 1
+            out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+        return out
+
+    def schedule(self) -> list[Fixture]:
+        return make_schedule(len(self.agents), self.players, self.games, self.duplicate)
+
+    @property
+    def cycle(self) -> int:
+        return cycle_length(len(self.agents), self.players)
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game, fully determined: what a worker needs to play it."""
+
+    index: int
+    deal: int
+    variant: str
+    num_players: int
+    options: dict[str, Any]
+    max_steps: int | None
+    seed: int
+    deck: tuple[str, ...]
+    dealer: int
+    seats: tuple[int, ...]
+    agents: tuple[str, ...]
+    agent_seeds: tuple[int, ...]
+
+
+def make_tasks(config: TournamentConfig) -> list[GameTask]:
+    """The tasks of every scheduled game, in game-index order."""
+    from uno_env import Game
+
+    game = Game(config.variant, config.players, **config.options)
+    names = list(game.card_names)
+    deals: dict[int, Any] = {}
+    out = []
+    for fx in config.schedule():
+        deal = deals.get(fx.deal)
+        if deal is None:
+            deal = deals[fx.deal] = make_deal(config.seed, fx.deal, names, config.players)
+        out.append(GameTask(
+            index=fx.index, deal=fx.deal, variant=config.variant, num_players=config.players,
+            options=dict(config.options), max_steps=config.max_steps, seed=deal.seed,
+            deck=deal.deck, dealer=deal.dealer, seats=fx.seats,
+            agents=tuple(config.agents[a] for a in fx.seats),
+            agent_seeds=tuple(agent_seed(config.seed, fx.index, s)
+                              for s in range(config.players)),
+        ))
+    return out
+
+
+# --- agents ---------------------------------------------------------------------------------
+def load_agent(spec: str, variant: str, num_players: int, seed: int | None,
+               options: dict[str, Any]) -> Any:
+    """``agents.load(spec, ...)``, plus ``py:MODULE:NAME`` for any importable agent factory
+    (called as ``NAME(variant=, num_players=, seed=, **options)``)."""
+    if spec.startswith("py:"):
+        module, _, name = spec[3:].partition(":")
+        if not module or not name:
+            raise ValueError(f"agent spec {spec!r} must look like py:MODULE:NAME")
+        factory = getattr(importlib.import_module(module), name)
+        return factory(variant=variant, num_players=num_players, seed=seed, **options)
+    import agents
+
+    return agents.load(spec, variant=variant, num_players=num_players, seed=seed, **options)
+
+
+def check_agent(spec: str, variant: str, num_players: int, options: dict[str, Any]) -> None:
+    """Load ``spec`` once; a ``ValueError`` says why it cannot play this configuration."""
+    try:
+        load_agent(spec, variant, num_players, 0, options)
+    except (OSError, ImportError, AttributeError, TypeError, ValueError) as err:
+        raise ValueError(f"agent {spec!r} cannot play {variant} with {num_players} players: "
+                         f"{err}") from err
+
+
+_ENVS: dict[str, Any] = {}
+_AGENTS: dict[tuple[str, str, int], Any] = {}
+
+
+def _config_key(task: GameTask) -> str:
+    return json.dumps([task.variant, task.num_players, task.options, task.max_steps],
+                      sort_keys=True)
+
+
+def _env_for(task: GameTask) -> Any:
+    key = _config_key(task)
+    env = _ENVS.get(key)
+    if env is None:
+        from uno_env import raw_env
+
+        env = _ENVS[key] = raw_env(task.variant, task.num_players, max_steps=task.max_steps,
+                                   **task.options)
+    return env
+
+
+def _agent_for(task: GameTask, seat: int) -> Any:
+    """The agent of ``seat``, seeded for this game. Agents with a ``seed`` method are kept
+    between games (one per seat) and reseeded; others are built afresh with the seed."""
+    spec, seed = task.agents[seat], task.agent_seeds[seat]
+    key = (_config_key(task), spec, seat)
+    agent = _AGENTS.get(key)
+    if agent is not None and callable(getattr(agent, "seed", None)):
+        agent.seed(seed)
+    else:
+        agent = load_agent(spec, task.variant, task.num_players, seed, task.options)
+        _AGENTS[key] = agent
+    agent.reset()
+    return agent
+
+
+# --- one game -------------------------------------------------------------------------------
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Play one game and return its record (a replayable JSON object, see ``replay``)."""
+    env = _env_for(task)
+    env.reset(seed=task.seed, options={"deck": list(task.deck), "dealer": task.dealer})
+    players = [_agent_for(task, s) for s in range(task.num_players)]
+    actions: list[int] = []
+    forfeit: dict[str, Any] | None = None
+    engine = env.engine
+    while not engine.is_over and not any(env.truncations.values()):
+        name = env.agent_selection
+        seat = env.agent_name_mapping[name]
+        obs = env.observe(name)
+        try:
+            action = players[seat].act(obs["observation"], obs["action_mask"])
+        except Exception as err:  # any agent failure forfeits the game, never the tournament
+            forfeit = {"seat": seat, "agent": task.agents[seat],
+                       "reason": f"raised {type(err).__name__}: {err}"[:300]}
+            break
+        legal = isinstance(action, int | np.integer) and not isinstance(action, bool) and (
+            0 <= int(action) < len(obs["action_mask"]) and bool(obs["action_mask"][action]))
+        if not legal:
+            forfeit = {"seat": seat, "agent": task.agents[seat],
+                       "reason": f"illegal action {action!r}"[:300]}
+            break
+        env.step(int(action))
+        actions.append(int(action))
+        engine = env.engine
+    n = task.num_players
+    truncated = forfeit is None and not engine.is_over
+    if forfeit is not None:
+        winners = [s for s in range(n) if s != forfeit["seat"]]
+    else:
+        winners = engine.winners()
+    return {
+        "game": task.index,
+        "deal": task.deal,
+        "variant": task.variant,
+        "num_players": n,
+        "options": dict(env.options),
+        "max_steps": task.max_steps,
+        "seed": task.seed,
+        "deck": list(task.deck),
+        "dealer": task.dealer,
+        "seats": list(task.seats),
+        "agents": list(task.agents),
+        "agent_seeds": list(task.agent_seeds),
+        "actions": actions,
+        "result": {
+            "winners": winners,
+            "points": list(engine.scores),
+            "steps": len(actions),
+            "rounds": len(engine.round_results),
+            "truncated": truncated,
+            "forfeit": forfeit,
+        },
+    }
+
+
+def _init_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool and keeps the log; one
+    thread each for numerical libraries (the parallelism is the processes)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
+# --- the results log ------------------------------------------------------------------------
+class GameLog:
+    """``games.jsonl``: one line per finished game, appended and flushed as each ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: Any = None
+
+    def read(self) -> list[dict[str, Any]]:
+        """The complete records in the log; a torn last line (a killed writer) is dropped
+        and the file cut back to the last complete line."""
+        if not self.path.exists():
+            return []
+        records = []
+        good = 0
+        with self.path.open("rb") as fh:
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    records.append(json.loads(raw))
+                except json.JSONDecodeError:
+                    break
+                good += len(raw)
+        if good != self.path.stat().st_size:
+            with self.path.open("r+b") as fh:
+                fh.truncate(good)
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self._fh is None:
+            self._fh = self.path.open("a", encoding="utf-8")
+        self._fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def rewrite(self, records: Iterable[dict[str, Any]]) -> None:
+        """Replace the log by ``records`` (in game order) atomically."""
+        self.close()
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(r, separators=(",", ":")) + "\n")
+        os.replace(tmp, self.path)
+
+
+def _check_meta(out: Path, config: TournamentConfig, resume: bool) -> None:
+    """Refuse to mix two tournaments in one folder; write the config on a fresh start."""
+    meta_path = out / META_NAME
+    log_path = out / LOG_NAME
+    if resume and meta_path.exists():
+        want, have = json.loads(meta_path.read_text()).get("config", {}), config.identity()
+        if want != have:
+            diff = {k: (want.get(k), have.get(k)) for k in sorted(set(want) | set(have))
+                    if want.get(k) != have.get(k)}
+            raise ValueError(f"{out} holds another tournament; differences (logged, given): "
+                             f"{diff}")
+    if not resume and log_path.exists() and log_path.stat().st_size:
+        raise ValueError(f"{log_path} already holds games; pass --resume to continue that "
+                         "tournament, or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    meta_path.write_text(json.dumps({"config": config.identity()}, indent=2) + "\n")
+
+
+def load_config(out: Path) -> TournamentConfig:
+    """The configuration saved in an output folder (for ``--resume --out DIR`` alone)."""
+    meta_path = out / META_NAME
+    if not meta_path.exists():
+        raise ValueError(f"{meta_path} not found: nothing to resume there")
+    return TournamentConfig(**json.loads(meta_path.read_text())["config"])
+
+
+# --- running --------------------------------------------------------------------------------
+def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bool = False,
+                   progress: bool = True) -> list[dict[str, Any]]:
+    """Play every scheduled game not yet in the log; return all records in game order.
+
+    Raises :class:`TournamentInterrupted` (or ``KeyboardInterrupt``) when stopped early;
+    the log then holds every game that finished.
+    """
+    config.validate()
+    tasks = make_tasks(config)
+    for spec in dict.fromkeys(config.agents):  # a bad spec or checkpoint fails here, once
+        check_agent(spec, config.variant, config.players, config.options)
+    log: GameLog | None = None
+    done: dict[int, dict[str, Any]] = {}
+    if out is not None:
+        _check_meta(out, config, resume)
+        log = GameLog(out / LOG_NAME)
+        by_index = {t.index: t for t in tasks}
+        for rec in log.read() if resume else []:
+            t = by_index.get(rec.get("game", -1))
+            if t is not None and rec.get("seed") == t.seed and tuple(rec["agents"]) == t.agents:
+                done[t.index] = rec
+    todo = [t for t in tasks if t.index not in done]
+    bar = _progress(len(tasks), len(done)) if progress else None
+    games = _play(todo, config)
+    try:
+        for rec in games:
+            done[rec["game"]] = rec
+            if log is not None:
+                log.append(rec)
+            if bar is not None:
+                bar.update(1)
+    except BrokenProcessPool as err:
+        where = f"; {len(done)}/{len(tasks)} games are saved in {log.path}" if log else ""
+        raise TournamentInterrupted(f"a worker process died ({err}){where}; run again with "
+                                    "--resume to play the rest") from err
+    finally:
+        close = getattr(games, "close", None)
+        if close is not None:
+            close()  # stop the workers now, whatever stopped the loop
+        if bar is not None:
+            bar.close()
+        if log is not None:
+            log.close()
+    records = [done[t.index] for t in tasks]
+    if log is not None:
+        log.rewrite(records)
+    return records
+
+
+def _progress(total: int, initial: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="game", file=sys.stderr,
+                desc="tournament", dynamic_ncols=True)
+
+
+def _play(tasks: list[GameTask], config: TournamentConfig) -> Iterator[dict[str, Any]]:
+    if not tasks:
+        return iter(())
+    if config.backend == "ray":
+        return _play_ray(tasks, config.workers)
+    if config.workers == 1:
+        return (play_game(t) for t in tasks)
+    return _play_processes(tasks, config.workers)
+
+
+def _play_processes(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+    """Games over spawned processes, yielded as they finish (a few queued per worker)."""
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx,
+                               initializer=_init_worker)
+    pending: set[Future[dict[str, Any]]] = set()
+    queue = iter(tasks)
+    try:
+        for t in queue:
+            pending.add(pool.submit(play_game, t))
+            if len(pending) >= 4 * workers:
+                break
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                yield fut.result()
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.add(pool.submit(play_game, nxt))
+    finally:
+        for fut in pending:
+            fut.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _play_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+    """The same games as Ray tasks (a running cluster via RAY_ADDRESS, else a local one)."""
+    try:
+        import ray
+    except ImportError as err:
+        raise ValueError("backend 'ray' needs Ray: pip install 'uno-env[ray]'") from err
+    started = False
+    pending: list[Any] = []
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if "RAY_ADDRESS" not in os.environ:
+            kwargs["num_cpus"] = workers
+        ray.init(**kwargs)
+        started = True
+    remote: Callable[..., Any] = ray.remote(num_cpus=1)(play_game).remote
+    try:
+        queue = iter(tasks)
+        pending = [remote(t) for _, t in zip(range(4 * workers), queue, strict=False)]
+        while pending:
+            finished, pending = ray.wait(pending, num_returns=1)
+            for ref in finished:
+                yield ray.get(ref)
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.append(remote(nxt))
+    finally:
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+        if started:
+            ray.shutdown()
