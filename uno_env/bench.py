@@ -35,9 +35,9 @@ def _ours(make: Callable[[], Any], seed: int) -> Runner:
                 e.step(None)
                 if not e.agents:
                     games += 1
+                    e.reset()
                     if time.process_time() > end:
                         break
-                    e.reset()
                 continue
             legal = obs["action_mask"].nonzero()[0]
             e.step(int(legal[rnd.randrange(len(legal))]))

@@ -1,0 +1,100 @@
+"""The PPO agent: a policy trained by ``training.selfplay`` (``ppo:PATH``, ``ppo:VARIANT``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.ppo_model import PolicyNet, config_key, load_policy
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+def shipped_checkpoint(variant: str, num_players: int = 2) -> Path:
+    """Where the checkpoint shipped for a variant lives: ``agents/checkpoints/<v>_<n>p.pt``."""
+    return CHECKPOINT_DIR / f"{variant}_{num_players}p.pt"
+
+
+class PPOAgent:
+    """Acts with a trained policy: the most likely legal action (``greedy``, the default) or
+    one sampled from the masked softmax (``greedy=False``, seeded by ``seed``)."""
+
+    def __init__(self, net: PolicyNet, info: dict[str, Any] | None = None,
+                 greedy: bool = True, seed: int | None = None) -> None:
+        self.net = net.eval()
+        self.info = dict(info or {})
+        self.greedy = bool(greedy)
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Nothing is carried between games (the policy has no memory)."""
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling (only used with ``greedy=False``)."""
+        self._rng = np.random.default_rng(seed)
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The policy's probability of each action (zero where the mask is zero)."""
+        with torch.no_grad():
+            logits, _ = self.net(torch.as_tensor(observation, dtype=torch.float32)[None],
+                                 torch.as_tensor(action_mask)[None])
+            return torch.softmax(logits[0], dim=-1).numpy().astype(np.float64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask)
+        if not mask.any():
+            raise ValueError("action_mask has no legal action: the agent is not to act")
+        with torch.no_grad():
+            logits, _ = self.net(torch.as_tensor(observation, dtype=torch.float32)[None],
+                                 torch.as_tensor(mask)[None])
+        z = logits[0].numpy().astype(np.float64)
+        if not self.greedy:
+            # Gumbel-max: a sample from softmax(z); masked logits never win.
+            z = z + self._rng.gumbel(size=z.shape)
+        a = int(np.argmax(np.where(mask > 0, z, -np.inf)))
+        return a
+
+
+def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
+             seed: int | None = None, **options: Any) -> PPOAgent:
+    """A :class:`PPOAgent` from a checkpoint path, or from a variant name meaning the
+    checkpoint shipped for it (``agents/checkpoints/<variant>_<num_players>p.pt``).
+
+    ``options`` are the game's rule options (checked against the checkpoint: the observation
+    and action layouts must be the same); ``greedy=False`` samples instead of taking the
+    argmax.
+    """
+    greedy = bool(options.pop("greedy", True))
+    path = Path(spec_rest)
+    if not path.is_file():
+        from uno_env import list_variants
+
+        if spec_rest in list_variants():
+            path = shipped_checkpoint(spec_rest, num_players)
+            if not path.is_file():
+                have = sorted(p.name for p in CHECKPOINT_DIR.glob("*.pt"))
+                raise FileNotFoundError(
+                    f"no checkpoint is shipped for {spec_rest} with {num_players} players "
+                    f"(looked for {path}); shipped: {', '.join(have) or 'none'}")
+        else:
+            raise FileNotFoundError(
+                f"ppo:{spec_rest} is neither a checkpoint file nor a variant name; variants: "
+                f"{', '.join(list_variants())}")
+    net, payload = load_policy(path)
+    want = config_key(variant, num_players, options)
+    for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
+        if payload.get(k) != want[k]:
+            shown = (f"{payload.get(k)!r} vs {want[k]!r}" if k != "action_meanings"
+                     else "the action tables differ")
+            raise ValueError(
+                f"checkpoint {str(path)!r} was trained for {payload.get('variant')} with "
+                f"{payload.get('num_players')} players and options {payload.get('options')}; "
+                f"it cannot play {want['variant']} with {num_players} players and options "
+                f"{want['options']} ({k}: {shown})")
+    info = {k: payload[k] for k in ("variant", "num_players", "options", "hidden")}
+    info["path"] = str(path)
+    info.update(payload.get("info", {}))
+    return PPOAgent(net, info, greedy=greedy, seed=seed)
