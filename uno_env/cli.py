@@ -146,21 +146,25 @@ def cmd_bench(a: argparse.Namespace) -> int:
 
 
 def cmd_demo(a: argparse.Namespace) -> int:
-    """One rendered game, then a simulation summary (and more once agents exist)."""
+    """One rendered game (rule against random), a simulation summary, a short tournament."""
+    import agents
+    from tournament.cli import demo as tournament_demo
     from uno_env.env import raw_env
 
-    demo_agents = _demo_agents(a.variant, 2)
+    names = ["rule", "random"]
+    players = [agents.load(name, variant=a.variant, num_players=2, seed=i)
+               for i, name in enumerate(names)]
     e = raw_env(a.variant, 2, render_mode="ansi", reveal_hands=True)
     e.reset(seed=a.seed)
     turn = 0
-    print(f"=== one game of {a.variant}: {', '.join(n for n, _ in demo_agents)} ===")
+    print(f"=== one game of {a.variant}: {', '.join(names)} ===")
     while e.agents:
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)
             continue
-        seat = e.possible_agents.index(e.agent_selection)
-        action = demo_agents[seat][1](obs)
+        seat = e.agent_name_mapping[e.agent_selection]
+        action = int(players[seat].act(obs["observation"], obs["action_mask"]))
         print(e.render())
         print(f"  -> {e.agent_selection} chooses: {e.action_meanings[action]}\n")
         e.step(action)
@@ -171,50 +175,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
     print()
     print(format_summary(simulate(a.variant, a.players, a.games, a.seed, {},
                                   progress=False)))
-    try:
-        tournament = importlib.import_module("tournament.cli")
-    except ImportError:
-        return 0
-    demo = getattr(tournament, "demo", None)
-    if demo is not None:
-        print()
-        demo(a.variant)
+    print()
+    tournament_demo(a.variant)
     return 0
-
-
-def _demo_agents(variant: str, players: int) -> list[tuple[str, Callable[[Any], int]]]:
-    """The shipped agents when the agents package provides them, else random play."""
-    try:
-        agents = importlib.import_module("agents")
-        names = ["rule", "random"]
-        out: list[tuple[str, Callable[[Any], int]]] = []
-        for i, name in enumerate(names[:players]):
-            ag = agents.load(name, variant=variant, num_players=players, seed=i)
-            out.append((name, _acting(ag)))
-        return out
-    except (ImportError, AttributeError):
-        return [(f"greedy_{i}", greedy_policy(variant)) for i in range(players)]
-
-
-def _acting(agent: Any) -> Callable[[Any], int]:
-    return lambda obs: int(agent.act(obs["observation"], obs["action_mask"]))
-
-
-def greedy_policy(variant: str) -> Callable[[dict[str, np.ndarray]], int]:
-    """Call UNO when offered, else play the first playable card, else the first action."""
-    from uno_env.rules.game import Game
-
-    actions = Game(variant).actions
-    uno = actions.uno
-    plays = set(actions.play)
-
-    def act(obs: dict[str, np.ndarray]) -> int:
-        legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
-        if uno in legal:
-            return uno
-        return next((a for a in legal if a in plays), legal[0])
-
-    return act
 
 
 def build_parser() -> argparse.ArgumentParser:

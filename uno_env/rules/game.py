@@ -18,7 +18,6 @@ EFFECT_CODES = {
     K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC, K.REVERSE_SKIP: E_REVERSE_SKIP,
     K.ALL_DRAW: E_ALL_DRAW, K.TARGET_DRAW: E_TARGET_DRAW, K.ALL_FLIP: E_ALL_FLIP,
 }
-CHALLENGEABLE = (E_WILD_DRAW, E_WDC, E_TARGET_DRAW)
 
 UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
 
@@ -48,9 +47,8 @@ class Game:
         self.face_wild = [f.is_wild for f in faces]
         self.face_symbol_match = [f.symbol_match for f in faces]
         self.face_challengeable = [f.challengeable and bool(o.get("wd_challenge")) for f in faces]
-        self.face_wild_draw = [EFFECT_CODES[f.effect] in CHALLENGEABLE for f in faces]
         self.face_names = [f.name for f in faces]
-        self.face_side = [f.side for f in faces]
+        self.face_side = [f.side for f in faces]  # Flip: 0 light, 1 dark
         # X-flex-play: the flex face of each kind (None: no flex face), as parallel tables.
         flex = list(v.flex_faces) or [None] * len(faces)
         self.has_flex = any(x is not None for x in flex)

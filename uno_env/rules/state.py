@@ -241,15 +241,12 @@ class State:
             self.last_drawn = c
         return got
 
-    def _draw_until(self, seat: int, color: int) -> int:
+    def _draw_until(self, seat: int, color: int) -> None:
         """F-effects: draw one at a time until a card of ``color`` comes (or none is left)."""
-        got = 0
-        g = self.game
+        face_color = self.game.face_color
         while self._draw(seat, 1):
-            got += 1
-            if g.face_color[self.faces_of[self.last_drawn]] == color:
+            if face_color[self.faces_of[self.last_drawn]] == color:
                 break
-        return got
 
     def _flip(self) -> None:
         """F-flip: turn over every hand and both piles (a turned pile is reversed)."""
@@ -424,16 +421,10 @@ class State:
     # --- stepping ---------------------------------------------------------------------------
     def step(self, action: int) -> None:
         """Apply one decision of ``current``. Illegal: :class:`IllegalActionError`, no change."""
-        legal = self.legal
-        if action not in legal:
+        if action not in self.legal:
             raise IllegalActionError(self.illegal_message(action))
         self._apply(action)
-        while self.phase != P_OVER:  # _settle, inlined: this runs every step
-            self._compute_legal()
-            if len(legal) != 1:
-                return
-            self._apply(legal[0])
-        legal.clear()
+        self._settle()
 
     def illegal_message(self, action: Any) -> str:
         A = self.game.actions
