@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import gymnasium
@@ -11,6 +12,7 @@ from pettingzoo.utils import wrappers
 
 from uno_env.observation import ObservationLayout, StateLayout
 from uno_env.rules.game import Game
+from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import P_OVER, PHASES, State
 
 REWARDS = ("win_loss", "points")
@@ -60,7 +62,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_act) for a in self.possible_agents}
         self.state_space = gymnasium.spaces.Box(-1.0, np.inf, (self.state_layout.size,),
                                                 dtype=np.float32)
-        self._seeder: np.random.Generator | None = None
+        self._seeder: SplitMix64 | None = None
         self._game: State | None = None
         self._zero_mask = np.zeros(n_act, dtype=np.int8)
         self._num_actions = n_act
@@ -84,8 +86,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         """Start a new episode. ``options`` may give ``deck`` (card names, top of the draw
         pile first) and ``dealer`` (a seat); other keys are ignored."""
         if seed is not None or self._seeder is None:
-            self._seeder = np.random.default_rng(seed)
-        game_seed = int(self._seeder.integers(2**63))
+            self._seeder = SplitMix64(secrets.randbits(64) if seed is None else seed)
+        game_seed = self._seeder.next_u64()  # seed s -> game seed: the README's seeding
         opts = options or {}
         self._game = self.game.new_state(seed=game_seed, deck=opts.get("deck"),
                                          dealer=opts.get("dealer"))
@@ -210,7 +212,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             "agents": list(self.agents), "rewards": dict(self.rewards),
             "cumulative_rewards": dict(self._cumulative_rewards),
             "terminations": dict(self.terminations), "truncations": dict(self.truncations),
-            "seeder": None if self._seeder is None else self._seeder.bit_generator.state,
+            "seeder": None if self._seeder is None else self._seeder.state,
             "engine_current": g.current,
         }
         return data
@@ -241,9 +243,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._rewards_dirty = any(self.rewards.values())
         self._live = not any(self.terminations.values()) and not any(
             self.truncations.values())
-        self._seeder = np.random.default_rng()
-        if env["seeder"] is not None:
-            self._seeder.bit_generator.state = env["seeder"]
+        self._seeder = None if env["seeder"] is None else SplitMix64(int(env["seeder"]))
         self.agent_selection = snapshot["current"]
 
     # --- rendering --------------------------------------------------------------------------

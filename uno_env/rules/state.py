@@ -7,11 +7,13 @@ unplayable drawn card: keep it; nothing to stack: accept; one possible target) i
 the engine for the player, so ``current`` is always a player with a real choice.
 
 Hot-path data are plain ints and lists: a card is an int id, ``faces_of[card]`` its active
-face, ``counts[seat]`` a bytearray of face counts. Randomness comes only from ``self.rng``.
+face, ``counts[seat]`` a bytearray of face counts. Randomness comes only from ``self.rng``, a
+:class:`~uno_env.rules.rng.SplitMix64` (the specified shuffle a compiled engine reproduces).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,7 @@ from uno_env.rules.game import (
     UNO_AUTO,
     UNO_OFF,
 )
+from uno_env.rules.rng import SplitMix64
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -74,7 +77,7 @@ class State:
         g = game
         self.game = g
         self.n = g.num_players
-        self.rng = np.random.default_rng(seed)
+        self.rng = SplitMix64(secrets.randbits(64) if seed is None else seed)
         self.scores = [0] * self.n
         self.round_results: list[dict[str, Any]] = []
         self.legal: list[int] = []  # the actions `current` may take now
@@ -86,7 +89,7 @@ class State:
         ):
             raise ValueError(f"dealer must be a seat 0-{self.n - 1}, got {dealer!r}")
         if dealer is None:
-            dealer = int(self.rng.integers(self.n))  # G-dealer: drawn from the seed
+            dealer = self.rng.below(self.n)  # G-dealer: drawn from the seed
         self._deal(int(dealer), order)
         self._settle()
 
@@ -110,7 +113,8 @@ class State:
         self.side = 0
         self.faces_of = g.side_faces[0]
         if order is None:
-            order = self.rng.permutation(g.num_cards).tolist()
+            order = list(range(g.num_cards))
+            self.rng.shuffle(order)
         self.draw_pile: list[int] = order[::-1]  # top of the pile is the end of the list
         self.discard: list[int] = []
         self.discard_counts = bytearray(g.num_faces)
@@ -208,8 +212,7 @@ class State:
             self._start_turn(first)
 
     def _shuffle(self, cards: list[int]) -> None:
-        perm = self.rng.permutation(len(cards))
-        cards[:] = [cards[i] for i in perm]
+        self.rng.shuffle(cards)
 
     # --- primitive moves --------------------------------------------------------------------
     def _draw(self, seat: int, n: int) -> int:
@@ -825,7 +828,7 @@ class State:
             "bounce": self.bounce,
             "target": self.target,
             "round_results": [dict(r) for r in self.round_results],
-            "rng": self.rng.bit_generator.state,
+            "rng": self.rng.state,
         }
 
     @classmethod
@@ -900,8 +903,7 @@ class State:
         self.bounce = bool(data["bounce"])
         self.target = int(data["target"])
         self.round_results = [dict(r) for r in data["round_results"]]
-        self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = data["rng"]
+        self.rng = SplitMix64(int(data["rng"]))
         self.legal = []
         self._bind()
         if self.phase != P_OVER:

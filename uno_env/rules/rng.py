@@ -1,0 +1,61 @@
+"""The one pseudo-random generator of the engine: SplitMix64, with a specified shuffle.
+
+Every random choice of a game (the dealer, the deal, each reshuffle) goes through a
+:class:`SplitMix64` whose whole state is one unsigned 64-bit integer, so that any other
+engine (the compiled batch engine) reproduces a game bit for bit from the same seed:
+
+- ``next_u64``: Steele, Lea and Flood's SplitMix64 (the seeding generator of xoshiro).
+- ``below(n)``: a uniform integer in ``[0, n)`` for ``1 <= n < 2**32``, from the top 32 bits
+  of ``next_u64`` by rejection (values at or above the largest multiple of ``n`` are drawn
+  again), so no modulo bias.
+- ``shuffle(xs)``: Fisher–Yates from the end: for ``i = len-1 .. 1``, ``j = below(i + 1)``,
+  swap ``xs[i]`` and ``xs[j]``.
+
+Seeding (see the README): an int seed ``s`` gives the state ``s mod 2**64``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+MUL1 = 0xBF58476D1CE4E5B9
+MUL2 = 0x94D049BB133111EB
+TWO32 = 1 << 32
+
+
+def mix64(z: int) -> int:
+    """SplitMix64's output function (a bijection on 64-bit integers)."""
+    z = ((z ^ (z >> 30)) * MUL1) & MASK64
+    z = ((z ^ (z >> 27)) * MUL2) & MASK64
+    return z ^ (z >> 31)
+
+
+class SplitMix64:
+    """A SplitMix64 generator; ``state`` is all there is to it (snapshots store it)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int = 0) -> None:
+        self.state = int(seed) & MASK64
+
+    def next_u64(self) -> int:
+        self.state = (self.state + GOLDEN) & MASK64
+        return mix64(self.state)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``; ``n`` from 1 to 2**32 - 1."""
+        if not 0 < n < TWO32:
+            raise ValueError(f"below(n) needs 1 <= n < 2**32, got {n}")
+        limit = TWO32 - TWO32 % n
+        while True:
+            r = self.next_u64() >> 32
+            if r < limit:
+                return r % n
+
+    def shuffle(self, xs: list[Any]) -> None:
+        """Fisher–Yates in place, from the last position down."""
+        for i in range(len(xs) - 1, 0, -1):
+            j = self.below(i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
