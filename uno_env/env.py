@@ -22,7 +22,7 @@ OBS_TYPES = ("dict", "flat")
 # measured episodes (random and rule agents, every variant, rounds and whole matches,
 # `examples/game_lengths.py`) took about 51,000 decisions. A legal policy can loop forever
 # (2-player Flip with an empty draw pile: draw, play the drawn Reverse, ...); this bounds it.
-# The batch engine mirrors this value.
+# `max_steps=None` means this limit too; the batch engine mirrors it.
 DEFAULT_MAX_STEPS = 200_000
 
 
@@ -47,14 +47,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if max_steps is not None and (isinstance(max_steps, bool)
                                       or not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps={max_steps!r} is not valid; allowed: an integer >= 1 "
-                             "or None (no limit: a looping policy never ends)")
+                             f"or None (the default limit, {DEFAULT_MAX_STEPS})")
         if obs_type not in OBS_TYPES:
             raise ValueError(f"obs_type={obs_type!r} is not valid; allowed: "
                              f"{', '.join(OBS_TYPES)}")
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.reward_mode = reward
-        self.max_steps = max_steps
+        # There is no unlimited setting: None (what callers pass for "no preference") is the
+        # default limit, so that every episode ends.
+        self.max_steps: int = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         self.reveal_hands = bool(reveal_hands)
         self.variant = self.game.variant.name
         self.num_players = num_players
