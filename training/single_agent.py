@@ -81,9 +81,10 @@ class SingleAgentEnv(gymnasium.Env):
         for i, o in enumerate(self.opponents):  # fail early on a bad spec
             if isinstance(o, str):
                 self._opponent(i, (learner_seat or 0) + 1)
-        space = self.aec.observation_spaces[self.aec.possible_agents[0]]["observation"]
-        self.observation_space = space
-        self.action_space = gymnasium.spaces.Discrete(self.aec.game.num_actions)
+        self.observation_space = gymnasium.spaces.Box(0.0, self.aec.layout.high,
+                                                      dtype=np.float32)
+        self.action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(
+            self.aec.game.num_actions)
         self.action_meanings = self.aec.action_meanings
         self.seat = 0
         self.agent = self.aec.possible_agents[0]

@@ -19,6 +19,6 @@ if GYM_ID not in gymnasium.registry:
     # imported by gymnasium.make, never by `import uno_env`.
     gymnasium.register(GYM_ID, entry_point="training.single_agent:SingleAgentEnv")
 
-__all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError", "ObservationLayout", "State", "env",
-           "find_variant", "list_variants", "raw_env"]
+__all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError",
+           "ObservationLayout", "State", "env", "find_variant", "list_variants", "raw_env"]
 __version__ = "0.1.0"
