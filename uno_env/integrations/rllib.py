@@ -31,9 +31,10 @@ from uno_env.env import DEFAULT_MAX_STEPS, raw_env
 ILLEGAL_REWARD = -1.0
 
 Obs = dict[str, np.ndarray]
+MultiAgentDict = dict[Any, Any]  # RLlib's own alias: keys are agent ids
 
 
-class RLlibUnoEnv(MultiAgentEnv):  # type: ignore[misc]
+class RLlibUnoEnv(MultiAgentEnv):
     """A turn-based ``MultiAgentEnv`` over :class:`uno_env.raw_env`; see the module doc."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -54,21 +55,20 @@ class RLlibUnoEnv(MultiAgentEnv):  # type: ignore[misc]
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_act) for a in self.agents}
         self._over = True
 
-    def _obs(self, agent: str) -> Obs:
+    def _obs(self, agent: Any) -> Obs:
         ob = self.aec.observe(agent)
         assert isinstance(ob, dict)
         return {"observations": ob["observation"],
                 "action_mask": ob["action_mask"].astype(np.float32)}
 
     def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Obs], dict[str, Any]]:
+              options: dict[str, Any] | None = None) -> tuple[MultiAgentDict, MultiAgentDict]:
         self.aec.reset(seed=seed, options=options)
         self._over = False
         return {self.aec.agent_selection: self._obs(self.aec.agent_selection)}, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[
-            dict[str, Obs], dict[str, float], dict[str, bool], dict[str, bool],
-            dict[str, Any]]:
+    def step(self, action_dict: MultiAgentDict) -> tuple[  # type: ignore[override]
+            MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         aec = self.aec
         agent = aec.agent_selection
         if self._over:
@@ -83,18 +83,18 @@ class RLlibUnoEnv(MultiAgentEnv):  # type: ignore[misc]
             over = any(aec.terminations.values()) or any(aec.truncations.values())
             truncated = over and not any(aec.terminations.values())
         else:  # as env()'s TerminateIllegalWrapper: the offender loses, the game stops
-            rewards = {a: ILLEGAL_REWARD if a == agent else 0.0 for a in self.agents}
+            rewards = {a: ILLEGAL_REWARD if a == agent else 0.0 for a in aec.possible_agents}
             over, truncated = True, False
             aec.end_by_illegal_move()
         if over:
             self._over = True
             obs = {a: self._obs(a) for a in self.agents}
-            infos: dict[str, Any] = {a: {"illegal_action": not legal} for a in self.agents}
+            infos: MultiAgentDict = {a: {"illegal_action": not legal} for a in self.agents}
         else:
             obs = {aec.agent_selection: self._obs(aec.agent_selection)}
             infos = {}
         return (obs, rewards, {"__all__": over and not truncated}, {"__all__": truncated},
                 infos)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         return self.aec.render()
