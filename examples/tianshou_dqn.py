@@ -20,8 +20,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm
-from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm import (
+    DQN,
+    MARLRandomDiscreteMaskedOffPolicyAlgorithm,
+    MultiAgentOffPolicyAlgorithm,
+)
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
