@@ -1,4 +1,4 @@
-"""The ``tournament``, ``replay`` and ``play`` commands of ``uno-env``, and the demo tournament.
+"""The ``tournament`` command of ``uno-env`` (``replay`` and ``play`` live in their modules).
 
 ``uno-env tournament CONFIG`` reads a YAML file of ``configs/tournament/`` (keys: variant,
 players, agents, games, seed, options, duplicate, max_steps, workers, backend, out); every
@@ -14,9 +14,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-from tournament import play as play_cmd
-from tournament import replay as replay_cmd
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -179,7 +176,7 @@ def cmd_tournament(a: argparse.Namespace) -> int:
         print(f"uno-env: {err}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - t0
-    summary = summarize(records, cfg.names, meta=_meta(cfg))
+    summary = summarize(records, cfg.names, meta=run_meta(cfg))
     write_reports(out, summary)
     print(format_table(summary))
     print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
@@ -187,38 +184,7 @@ def cmd_tournament(a: argparse.Namespace) -> int:
     return 0
 
 
-def _meta(cfg: Any) -> dict[str, Any]:
+def run_meta(cfg: Any) -> dict[str, Any]:
     return {"variant": cfg.variant, "players": cfg.players, "seed": cfg.seed,
             "duplicate": cfg.duplicate, "options": cfg.options, "max_steps": cfg.max_steps,
             "agent_specs": cfg.agents}
-
-
-# --- registration and demo ------------------------------------------------------------------
-def register(sub: Any) -> None:
-    """Add ``tournament``, ``replay`` and ``play`` to the ``uno-env`` subcommands."""
-    add_tournament_parser(sub)
-    replay_cmd.add_parser(sub)
-    play_cmd.add_parser(sub)
-
-
-def demo(variant: str) -> None:
-    """A short 2-player tournament between the shipped agents (random, rule, and the PPO
-    checkpoint of ``variant`` when one is shipped), printed as a table."""
-    from tournament.results import format_table, summarize
-    from tournament.runner import TournamentConfig, run_tournament
-
-    specs = ["random", "rule"]
-    checkpoint = Path(__file__).resolve().parent.parent / "agents" / "checkpoints" / (
-        f"{variant}_2p.pt")
-    if checkpoint.exists():
-        specs.append(f"ppo:{variant}")
-    cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
-                           max_steps=2000, workers=1)
-    print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
-    t0 = time.perf_counter()
-    records = run_tournament(cfg, progress=False)
-    print(format_table(summarize(records, cfg.names, meta=_meta(cfg))))
-    config = Path(f"configs/tournament/{variant}_2p.yaml")
-    longer = (f"uno-env tournament {config}" if config.exists() else
-              f"uno-env tournament --variant {variant} --agents {','.join(specs)} --games 600")
-    print(f"({time.perf_counter() - t0:.1f}s; a longer one: {longer})")
