@@ -147,7 +147,6 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
 
 
 def cmd_tournament(a: argparse.Namespace) -> int:
-    from tournament.results import format_table, summarize, write_reports
     from tournament.runner import TournamentInterrupted, check_agent, run_tournament
 
     cfg, out = config_from_args(a)
@@ -176,12 +175,35 @@ def cmd_tournament(a: argparse.Namespace) -> int:
         print(f"uno-env: {err}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - t0
-    summary = summarize(records, cfg.names, meta=run_meta(cfg))
-    write_reports(out, summary)
-    print(format_table(summary))
+    return report(records, cfg, out, seconds)
+
+
+REPORT_FAILED = 3  # the exit code of a tournament that finished but could not write a report
+
+
+def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float) -> int:
+    """Write and print the reports of a finished tournament. A report that fails is said
+    plainly and sets the exit code to ``REPORT_FAILED``; it never loses the results: the
+    games are in games.jsonl, and every other report is still written."""
+    from tournament.results import format_table, summarize, write_reports
+
+    try:
+        summary = summarize(records, cfg.names, meta=run_meta(cfg))
+    except Exception as err:  # noqa: BLE001
+        print(f"uno-env: the tournament finished ({len(records)} games in "
+              f"{out / 'games.jsonl'}) but its summary failed: {type(err).__name__}: {err}",
+              file=sys.stderr)
+        return REPORT_FAILED
+    failed = write_reports(out, summary)
+    try:
+        print(format_table(summary))
+    except Exception as err:  # noqa: BLE001
+        failed.append(f"the printed table: {type(err).__name__}: {err}")
     print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
           "results.csv, ratings.png, games.jsonl)")
-    return 0
+    for line in failed:
+        print(f"uno-env: the tournament finished, but a report failed: {line}", file=sys.stderr)
+    return REPORT_FAILED if failed else 0
 
 
 def run_meta(cfg: Any) -> dict[str, Any]:
