@@ -2,7 +2,7 @@
 
 One learning seat plays against opponents drawn from a pool (``random``, ``rule``, frozen
 checkpoints as ``sb3:PATH`` / ``ppo:PATH``) in ``n_envs`` copies of
-:class:`uno_env.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
+:class:`training.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
 ``model.zip`` (the final model; load it as the agent ``sb3:output_dir/model.zip``),
 ``checkpoints/model_<steps>_steps.zip``, ``tb/`` (TensorBoard logs) and ``config.yaml``
 (the resolved config; keys and defaults in :class:`training.config.SB3Config`).
@@ -27,7 +27,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from training.config import SB3Config
-from uno_env.single_agent import SingleAgentEnv
+from training.single_agent import SingleAgentEnv
 
 SCORE_SCALE = 500.0  # scale of the unbounded pieces (match scores)
 
