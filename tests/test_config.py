@@ -50,3 +50,12 @@ def test_seeds_are_pure_functions_of_their_path() -> None:
         2**31) != np.random.default_rng(b).integers(2**31)
     seeds = {slot_seed(100, slot, seat) for slot in range(64) for seat in range(10)}
     assert len(seeds) == 640  # no two agents of a batch share a seed
+
+
+def test_a_config_belongs_to_its_trainer() -> None:
+    with pytest.raises(ValueError, match="this config is for trainer: sb3, got trainer: 'selfplay'"):
+        SB3Config.from_dict({"trainer": "selfplay"})
+    with pytest.raises(ValueError, match="for trainer: selfplay, got trainer: 'sb3'"):
+        SelfPlayConfig.from_dict({"trainer": "sb3"})
+    assert [f for f in SB3Config().to_dict()][:5] == ["trainer", "variant", "num_players",
+                                                      "options", "seed"]

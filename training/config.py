@@ -105,22 +105,38 @@ def one_of(cfg: Config, name: str, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"{name}={getattr(cfg, name)!r}; allowed: {', '.join(allowed)}")
 
 
+@dataclass
+class TrainerConfig(Config):
+    """The keys every trainer has: which trainer (its ``TRAINER``), the game, the run seed."""
+
+    TRAINER: ClassVar[str] = ""
+
+    trainer: str = ""
+    variant: str = "classic"
+    num_players: int = 2
+    options: dict[str, Any] = field(default_factory=dict)  # rule options of the variant
+    seed: int = 0
+
+    def validate(self) -> None:
+        if self.trainer != self.TRAINER:
+            raise ValueError(f"this config is for trainer: {self.TRAINER}, got "
+                             f"trainer: {self.trainer!r}")
+        positive(self, "num_players")
+
+
 # --- native self-play PPO ---------------------------------------------------------------------
 OPPONENT_KINDS = ("self", "rule", "random", "frozen")
 SCHEDULES = ("linear", "constant")
 
 
 @dataclass
-class SelfPlayConfig(Config):
+class SelfPlayConfig(TrainerConfig):
     """Every key a ``trainer: selfplay`` YAML config may have (see :mod:`training.selfplay`)."""
 
     LABEL: ClassVar[str] = "selfplay config"
+    TRAINER: ClassVar[str] = "selfplay"
 
     trainer: str = "selfplay"
-    variant: str = "classic"
-    num_players: int = 2
-    options: dict[str, Any] = field(default_factory=dict)  # rule options of the variant
-    seed: int = 0
     num_envs: int = 64  # games played side by side
     rollout_ticks: int = 128  # decisions per game between two updates
     total_steps: int = 2_000_000  # recorded learner decisions
@@ -170,9 +186,8 @@ class SelfPlayConfig(Config):
     def validate(self) -> None:
         from training.ppo_model import config_key
 
-        if self.trainer != "selfplay":
-            raise ValueError(f"trainer must be 'selfplay' for this trainer, got {self.trainer!r}")
-        positive(self, "num_players", "num_envs", "rollout_ticks", "total_steps", "max_steps",
+        super().validate()
+        positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",
                  "epochs", "minibatch_size", "pool_size", "pool_interval",
                  "checkpoint_interval", "threads")
         if self.eval_interval < 0 or self.eval_games < 0:
@@ -219,20 +234,17 @@ class SB3PPOConfig(Config):
 
 
 @dataclass
-class SB3Config(Config):
+class SB3Config(TrainerConfig):
     """Every key a ``trainer: sb3`` YAML config may have (see :mod:`training.sb3_train`)."""
 
     LABEL: ClassVar[str] = "sb3 config"
+    TRAINER: ClassVar[str] = "sb3"
 
     trainer: str = "sb3"
-    variant: str = "classic"
-    num_players: int = 2
-    options: dict[str, Any] = field(default_factory=dict)
     opponents: list[str] = field(default_factory=lambda: ["random", "rule"])
     reward: str = "win_loss"
     max_steps: int | None = None  # decisions per episode (all seats) before truncation
     total_timesteps: int = 1_000_000
-    seed: int = 0
     n_envs: int = 4
     vec_env: str = "dummy"  # dummy | subproc
     output_dir: str = "runs/sb3"
@@ -246,8 +258,7 @@ class SB3Config(Config):
     ppo: SB3PPOConfig = field(default_factory=SB3PPOConfig)
 
     def validate(self) -> None:
-        if self.trainer != "sb3":
-            raise ValueError(f"training.sb3_train runs trainer: sb3, got {self.trainer!r}")
+        super().validate()
         one_of(self, "vec_env", ("dummy", "subproc"))
         one_of(self, "lr_schedule", ("constant", "linear"))
-        positive(self, "num_players", "n_envs", "total_timesteps", "checkpoint_every")
+        positive(self, "n_envs", "total_timesteps", "checkpoint_every")
