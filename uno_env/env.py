@@ -21,6 +21,7 @@ from uno_env.wrappers import (
 
 REWARDS = ("win_loss", "points")
 OBS_TYPES = ("dict", "flat")
+MASK_CACHE_SIZE = 4096  # distinct sets of legal actions kept (per env)
 # Every episode ends: after this many decisions (every seat's, forced ones included) it is
 # truncated with reward 0. A legal policy can loop forever (2-player Flip with an empty draw
 # pile: draw, play the drawn Reverse, draw the other Reverse, ...). Normal play stays far
@@ -84,9 +85,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                                                 dtype=np.float32)
         self._seeder: SplitMix64 | None = None
         self._game: State | None = None
-        self._zero_mask = np.zeros(n_act, dtype=np.int8)
-        self._zero_mask.flags.writeable = False  # shared by every info of a seat not to act
+        # read-only, shared by the info of every agent not to act
+        self._zero_mask = np.frombuffer(bytes(n_act), dtype=np.int8)
         self._masked: str | None = None  # the agent whose info holds a live mask
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._num_actions = n_act
         self._live = False
         self._paid_rounds = 0
@@ -151,24 +153,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _refresh_mask(self) -> None:
         """``infos[agent]["action_mask"]``: the legal actions of the agent to act, zeros for
         every other agent (the same values as the observation's mask)."""
-        old = self._masked
         infos = self.infos
+        old = self._masked
         if old is not None and old in infos:
             infos[old]["action_mask"] = self._zero_mask
         self._masked = None
         g = self._game
         if self._live and g is not None:
-            mb = bytearray(self._num_actions)
-            for a in g.legal:
-                mb[a] = 1
             agent = self.agent_selection
             info = infos.get(agent)
             if info is None:
                 info = infos[agent] = {}
-            mask = np.frombuffer(mb, dtype=np.int8)
-            mask.flags.writeable = False  # observe() hands out copies
-            info["action_mask"] = mask
+            info["action_mask"] = self._mask_of(g.legal)
             self._masked = agent
+
+    def _mask_of(self, legal: list[int]) -> np.ndarray:
+        """The int8 mask of ``legal``, read-only and shared: the same few sets of legal
+        actions recur all game, so masks are cached (observe() hands out copies)."""
+        key = tuple(legal)
+        mask = self._mask_cache.get(key)
+        if mask is None:
+            if len(self._mask_cache) >= MASK_CACHE_SIZE:
+                self._mask_cache.clear()
+            mb = bytearray(self._num_actions)
+            for a in legal:
+                mb[a] = 1
+            mask = self._mask_cache[key] = np.frombuffer(bytes(mb), dtype=np.int8)
+        return mask
 
     def end_by_illegal_move(self) -> None:
         """Called by :class:`TerminateIllegalWrapper` once it has ended the game: no agent
@@ -207,13 +218,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self.terminations[a] = True
             self.agent_selection = self.agents[(self.possible_agents.index(agent) + 1)
                                                % len(self.agents)]
-        else:
-            if self.num_steps == self.max_steps:
-                self._live = False
-                for a in self.agents:
-                    self.truncations[a] = True
+            self._refresh_mask()
+        elif self.num_steps == self.max_steps:
+            self._live = False
+            for a in self.agents:
+                self.truncations[a] = True
             self.agent_selection = self.possible_agents[g.current]
-        self._refresh_mask()
+            self._refresh_mask()
+        else:  # the hot path: _refresh_mask inlined (the previous holder's info exists)
+            sel = self.agent_selection = self.possible_agents[g.current]
+            infos = self.infos
+            if sel != self._masked:
+                infos[self._masked]["action_mask"] = self._zero_mask  # type: ignore[index]
+                self._masked = sel
+            mask = self._mask_cache.get(tuple(g.legal))
+            infos[sel]["action_mask"] = self._mask_of(g.legal) if mask is None else mask
         if self._rewards_dirty:
             self._accumulate_rewards()
         if self.render_mode == "human":
