@@ -249,7 +249,7 @@ def _tie_deck() -> list[str]:
 
 
 def test_g_reshuffle_nothing_to_draw_ends_turn() -> None:
-    env = raw_env("classic", 2)
+    env = raw_env("classic", 2, voluntary_draw=True)
     env.reset(seed=0, options={"deck": _tie_deck(), "dealer": 0})
     drain(env)
     g = env.engine
@@ -262,7 +262,7 @@ def test_g_reshuffle_nothing_to_draw_ends_turn() -> None:
 
 
 def test_g_blocked_tie_nobody_scores() -> None:
-    env = raw_env("classic", 2)
+    env = raw_env("classic", 2, voluntary_draw=True)
     env.reset(seed=0, options={"deck": _tie_deck(), "dealer": 0})
     drain(env)
     assert len(hand(env, 1)) == 54 and len(hand(env, 0)) == 53
@@ -295,7 +295,7 @@ def test_g_blocked_lowest_hand_wins() -> None:
 
 
 def test_g_blocked_needs_every_player_to_pass() -> None:
-    env = raw_env("classic", 3)
+    env = raw_env("classic", 3, voluntary_draw=True)
     env.reset(seed=0, options={"deck": make_deck("classic", 3, 0, first="red-0"),
                                "dealer": 0})
     drain(env)

@@ -210,10 +210,14 @@ def demo(variant: str) -> None:
     specs = ["random", "rule"]
     checkpoint = Path(__file__).resolve().parent.parent / "agents" / "checkpoints" / (
         f"{variant}_2p.pt")
+    options: dict[str, object] = {}
     if checkpoint.exists():
         specs.append(f"ppo:{variant}")
+        import agents
+
+        options = agents.trained_options(f"ppo:{variant}")  # the table it was trained at
     cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
-                           max_steps=2000, workers=1)
+                           max_steps=2000, workers=1, options=options)
     print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
     t0 = time.perf_counter()
     records = run_tournament(cfg, progress=False)

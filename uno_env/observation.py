@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uno_env.rules.state import P_CATCH, P_OVER, PHASES
+from uno_env.rules.state import P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -60,7 +60,8 @@ class ObservationLayout:
         add("own_uno", 1, 1, "1 when the observer has called UNO")
         add("opp_hand_size", others, cards, "hand size of each other player (+1, +2, ...)")
         add("opp_uno", others, 1, "1 when that player has called UNO")
-        add("catch_target", others, 1, "in the catch phase: the player who may be caught")
+        add("catch_target", others, 1,
+            "the player whom `catch` would penalise now (when it is offered)")
         add("revealed", nf, copies, "the hand last shown to the observer by a challenge")
         add("revealed_from", others, 1, "whose hand `revealed` is (relative seat)")
         add("own_score", 1, np.inf, "observer's match score")
@@ -147,8 +148,9 @@ class ObservationLayout:
         to_act = state.current == seat and phase != P_OVER
         if to_act:
             b[self._phase + phase] = 1
-            if phase == P_CATCH:
-                b[self._catch + (state.play_seat - seat) % state.n] = 1
+            victim = state.catch_victim()
+            if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
+                b[self._catch + (victim - seat) % state.n] = 1
         b[self._pending] = min(state.pending, 255)
         b[self._pile] = len(state.draw_pile)
         o = self._discard

@@ -120,6 +120,11 @@ class Game:
         self.wd_challenge = bool(o.get("wd_challenge"))
         self.uno_mode = {"off": UNO_OFF, "auto": UNO_AUTO, "decision": UNO_DECISION}[
             o.get("uno_catch", "off")]
+        # G-uno: with `until-out` and catching as a decision, every decision of an opponent
+        # offers `catch` while an uncalled one-card hand stands (no catch phase after a play)
+        self.catch_until_out = (self.uno_mode == UNO_DECISION
+                                and o["catch_window"] == "until-out")
+        self.voluntary_draw = bool(o["voluntary_draw"])  # G-draw
         self.uno_penalty = v.uno_penalty
         self.penalty_scoring = o.get("scoring") == "penalty"
         self.target_score = int(o["target_score"])

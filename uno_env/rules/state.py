@@ -104,6 +104,9 @@ class State:
         self._has_flex = g.has_flex
         self._plain = not g.has_flex and not g.double_play
         self._uno_action = g.actions.uno
+        self._vol_draw = g.voluntary_draw
+        self._catch_any = g.catch_until_out
+        self._catch_action = g.actions.catch
 
     # --- dealing ----------------------------------------------------------------------------
     def _deal(self, dealer: int, order: list[int] | None) -> None:
@@ -341,10 +344,13 @@ class State:
                 legal.append(low.bit_length() - 1)
                 bits ^= low
             if self._plain:  # no flex faces, no double play: the common case, kept short
-                if (legal and self._uno_on and self.hand_len[p] == 2
-                        and not self.uno_called[p]):
+                if not legal:
+                    legal.append(self._draw_action)
+                    return
+                if self._uno_on and self.hand_len[p] == 2 and not self.uno_called[p]:
                     legal.append(self._uno_action)
-                legal.append(self._draw_action)
+                if self._vol_draw:  # G-draw: draw while holding a playable card
+                    legal.append(self._draw_action)
                 return
         g = self.game
         A = g.actions
@@ -366,9 +372,11 @@ class State:
                     if f < g.num_faces and two[f] >= 0 and cnt[f] >= 2:
                         legal.append(two[f])
                         any_two = True
-            if uno_ok and ((hand_len == 2 and legal) or (hand_len == 3 and any_two)):
+            can_play = bool(legal)
+            if uno_ok and ((hand_len == 2 and can_play) or (hand_len == 3 and any_two)):
                 legal.append(A.uno)
-            legal.append(A.draw)
+            if self._vol_draw or not can_play:  # G-draw: voluntary_draw
+                legal.append(A.draw)
         elif ph == P_DRAWN:  # G-draw-then-play, X-drawn-only: only the drawn card
             f = self.faces_of[self.drawn_card]
             if self.playable(f):
@@ -416,6 +424,8 @@ class State:
         legal = self.legal
         while self.phase != P_OVER:
             self._compute_legal()
+            if self._catch_any and self.catch_victim() >= 0:
+                legal.append(self._catch_action)
             if len(legal) != 1:
                 return
             self._apply(legal[0])
@@ -496,8 +506,11 @@ class State:
         elif t == UNO:
             self.uno_called[p] = True
         elif t == CATCH:
-            self._draw(self.play_seat, g.uno_penalty)
-            self._run()
+            if ph == P_CATCH:
+                self._draw(self.play_seat, g.uno_penalty)
+                self._run()
+            else:  # catch_window="until-out": then the same decision goes on
+                self._draw(self.catch_victim(), g.uno_penalty)
         elif t == PLAY_TWO:
             self.bounce = False
             self._play(p, g.actions.args[a], -1, True, False)
@@ -605,7 +618,7 @@ class State:
                 g = self.game
                 if g.uno_mode == UNO_AUTO:
                     self._draw(p, g.uno_penalty)
-                elif self._ask_catch((p + self.direction) % self.n):
+                elif not g.catch_until_out and self._ask_catch((p + self.direction) % self.n):
                     self.stage = ST_EFFECT
                     return
             st = ST_EFFECT
@@ -626,6 +639,25 @@ class State:
         self.current = self.next_seat  # _start_turn, inlined
         self.phase = P_PLAY
         self.drawn_card = -1
+
+    def catch_victim(self) -> int:
+        """G-uno: the seat that ``catch`` would penalise now, -1 when none.
+
+        In the catch phase (``catch_window="turn"``) it is the player who just played; with
+        ``catch_window="until-out"`` it is the first opponent of ``current`` in turn order
+        who holds one card without having called UNO (the mask then offers ``catch``)."""
+        p = self.current
+        if self.phase == P_CATCH:
+            return self.play_seat
+        if not self._catch_any or self.phase == P_OVER:
+            return -1
+        n, d = self.n, self.direction
+        hand_len, called = self.hand_len, self.uno_called
+        for k in range(1, n):
+            s = (p + k * d) % n
+            if hand_len[s] == 1 and not called[s]:
+                return s
+        return -1
 
     def _ask_catch(self, seat: int) -> bool:
         """Ask the next opponent (from ``seat`` on) whether to catch; False when none is left."""
@@ -908,4 +940,6 @@ class State:
         self._bind()
         if self.phase != P_OVER:
             self._compute_legal()
+            if self._catch_any and self.catch_victim() >= 0:
+                self.legal.append(self._catch_action)
         return self

@@ -52,6 +52,11 @@ COMMON_OPTIONS: dict[str, Option] = {
     "wd_challenge": Option(True, BOOL, help="G-wd-challenge: wild draws may be challenged"),
     "uno_catch": Option("auto", ("auto", "decision", "off"),
                         help="G-uno: how a missed call is caught"),
+    "catch_window": Option("turn", ("turn", "until-out"),
+                           help="G-uno: a missed call can be caught until the next turn starts "
+                                "(`turn`) or until that player goes out (`until-out`)"),
+    "voluntary_draw": Option(True, BOOL,
+                             help="G-draw: a player may draw while holding a playable card"),
     "scoring": Option("winner", ("winner", "penalty"), help="G-score / F-alt-score / E-end"),
     "target_score": Option(500, kind=int, help="G-score: match length in points"),
     "episode": Option("round", ("round", "match"), help="one round or a whole match per episode"),
