@@ -391,6 +391,10 @@ def test_f_flip_wild_on_top_colour_from_flip_player(first: str) -> None:
     # the player who played the Flip names the colour, from the dark palette
     assert g.current == 1 and phase(env) == "color"
     assert legal(env) == {"color pink", "color teal", "color orange", "color purple"}
+    # while it is being chosen no colour is active: not green, the colour before the Flip
+    assert color(env) is None and env.snapshot()["active_color"] is None
+    for seat in range(3):
+        assert not decoded(env, seat, "active_color").any()
     act(env, "color teal")
     assert color(env) == "teal"
     # a Wild Draw Colour that comes up this way does not make anyone draw

@@ -10,6 +10,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout, StateLayout
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
@@ -206,7 +207,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         data["hands"] = {self.possible_agents[s]: h for s, h in enumerate(data["hands"])}
         data["current"] = self.agent_selection
         colors = self.game.colors[g.side]
-        data["active_color"] = colors[g.active_color] if g.active_color < 4 else None
+        data["active_color"] = colors[g.active_color] if g.active_color != WILD else None
         data["env"] = {
             "num_steps": self.num_steps, "paid_rounds": self._paid_rounds,
             "agents": list(self.agents), "rewards": dict(self.rewards),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from uno_env.cards import NUM_COLORS, WILD
 from uno_env.rules.state import P_OVER, PHASES
 
 if TYPE_CHECKING:
@@ -48,8 +49,8 @@ class ObservationLayout:
         add = self._add
         add("hand", nf, copies, "own hand: count of each face (see `face_names`)")
         add("top", nf, 1, "top card of the discard pile: one-hot face")
-        add("active_color", 4, 1,
-            "active colour: one-hot (all zero before a wild's colour is chosen)")
+        add("active_color", NUM_COLORS, 1,
+            "active colour: one-hot (all zero while a wild's colour is being chosen)")
         add("counter_clockwise", 1, 1, "1 when play goes counter-clockwise")
         add("phase", len(PHASES), 1, f"decision asked of the observer: one-hot {PHASES}; all zero "
             "when not to act")
@@ -140,7 +141,7 @@ class ObservationLayout:
         nf = self._nf
         b[0:nf] = state.counts[seat]
         b[self._top + state.faces_of[state.discard[-1]]] = 1
-        if state.active_color < 4:
+        if state.active_color != WILD:
             b[self._color + state.active_color] = 1
         if state.direction < 0:
             b[self._ccw] = 1
@@ -195,7 +196,7 @@ class StateLayout:
     def __init__(self, game: Game) -> None:
         n, nf = game.num_players, game.num_faces
         self.pieces = [
-            ("hands", n * nf), ("top", nf), ("active_color", 4), ("counter_clockwise", 1),
+            ("hands", n * nf), ("top", nf), ("active_color", NUM_COLORS), ("counter_clockwise", 1),
             ("phase", len(PHASES)), ("current", n), ("pending_draw", 1), ("draw_pile", nf),
             ("discard", nf), ("uno_called", n), ("scores", n), ("dark_side", 1),
             ("power_green", n), ("hands_hidden", n * nf if game.num_sides > 1 else 0),
@@ -216,7 +217,7 @@ class StateLayout:
             o = st["hands"] + s * nf
             out[o:o + nf] = np.frombuffer(bytes(state.counts[s]), dtype=np.uint8)
         out[st["top"] + state.faces_of[state.discard[-1]]] = 1
-        if state.active_color < 4:
+        if state.active_color != WILD:
             out[st["active_color"] + state.active_color] = 1
         out[st["counter_clockwise"]] = state.direction < 0
         out[st["phase"] + state.phase] = 1

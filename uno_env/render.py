@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from uno_env.cards import WILD
 from uno_env.rules.state import P_OVER, PHASES
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def render_text(state: State, seat: int, reveal: bool = False,
     faces = g.face_names
     palette = g.colors[state.side]
     top = state.faces_of[state.discard[-1]]
-    active = palette[state.active_color] if state.active_color < 4 else "(to choose)"
+    active = palette[state.active_color] if state.active_color != WILD else "(to choose)"
     lines = [
         f"{g.variant.name} | {names[seat]}'s view | "
         f"{'clockwise' if state.direction > 0 else 'counter-clockwise'} | "

@@ -102,13 +102,12 @@ class Game:
             tables = _MATCH_TABLES[v.name] = (match, flex_match)
         self.match_bits, self.flex_match_bits = tables
         # E-reverse-back: the Reverse of each colour (per side), -1 where there is none.
-        self.reverse_face = [[-1] * 4 for _ in range(self.num_sides)]
+        self.reverse_face = [[-1] * K.NUM_COLORS for _ in range(self.num_sides)]
         for f, face in enumerate(faces):
             if face.effect == K.REVERSE and not face.is_wild:
                 self.reverse_face[face.side][face.color] = f
         self.actions: ActionTable = build_actions(v, num_players, o)
         assert self.actions.play == list(F)  # "play <face f>" is action f
-        self.play_flex = self.actions.play_flex
         self.num_actions = len(self.actions)
         self.hand_size = v.hand_size
         self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}
@@ -117,7 +116,6 @@ class Game:
         self.double_play = bool(o.get("double_play"))
         self.jump_in = bool(o.get("jump_in"))
         self.reverse_back = bool(o.get("reverse_back"))
-        self.wd_challenge = bool(o.get("wd_challenge"))
         self.uno_mode = {"off": UNO_OFF, "auto": UNO_AUTO, "decision": UNO_DECISION}[
             o.get("uno_catch", "off")]
         # G-uno: with `until-out` and catching as a decision, every decision of an opponent

@@ -32,6 +32,7 @@ from uno_env.actions import (
     TARGET,
     UNO,
 )
+from uno_env.cards import WILD
 from uno_env.rules.game import (
     E_ALL_DRAW,
     E_ALL_FLIP,
@@ -535,7 +536,7 @@ class State:
         return (self.play_seat + self.direction) % self.n
 
     def _holds_reverse(self, seat: int, color: int) -> bool:
-        r = self.game.reverse_face[self.side][color] if color < 4 else -1
+        r = self.game.reverse_face[self.side][color] if color != WILD else -1
         return r >= 0 and self.counts[seat][r] > 0
 
     def _no_play(self, p: int) -> None:
@@ -591,6 +592,7 @@ class State:
             # G-wild-color; a last card's colour would not matter, except that a Wild Draw
             # Colour's victim draws until it (G-win-round: the effect still resolves)
             if not self.going_out or (not flex and g.face_effect[f] == E_WDC):
+                self.active_color = WILD  # none until chosen (never the previous one)
                 self.current = p
                 self.phase = P_COLOR
                 return
@@ -739,13 +741,11 @@ class State:
             self._flip()
             self.next_seat = (p + d) % n
             top = self.faces_of[self.discard[-1]]
-            if g.face_wild[top]:  # F-flip: the player of the Flip names the colour
-                if not last:
-                    self.current = p
-                    self.phase = P_COLOR
-                    return True
-            else:
-                self.active_color = g.face_color[top]
+            self.active_color = g.face_color[top]  # a wild: none until it is named
+            if g.face_wild[top] and not last:  # F-flip: the player of the Flip names it
+                self.current = p
+                self.phase = P_COLOR
+                return True
         elif e == E_REVERSE_SKIP:
             d = -d
             self.direction = d

@@ -16,6 +16,7 @@ from uno_env.cards import (
     SKIP,
     SKIP_EVERYONE,
     TARGET_DRAW,
+    WILD,
     WILD_DRAW,
     WILD_PLAIN,
     Face,
@@ -102,4 +103,4 @@ class Flex(Variant):
         cnt = state.counts[seat]
         g = state.game
         return not any(cnt[f] for f in g.color_faces[prior_color]) and not any(
-            cnt[f] for f in g.color_faces[4])
+            cnt[f] for f in g.color_faces[WILD])
