@@ -231,7 +231,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         data["current"] = env["engine_current"]
         colors = self.game.colors[int(data["side"])]
         ac = data["active_color"]
-        data["active_color"] = 4 if ac is None else colors.index(ac)
+        data["active_color"] = WILD if ac is None else colors.index(ac)
         self._game = State.from_dict(self.game, data)
         self.agents = list(env["agents"])
         self.num_steps = env["num_steps"]
