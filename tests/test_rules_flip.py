@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scenario_helpers import act, discard, legal, obs, phase, pile, top
 
-from uno_env import PHASES, Game, raw_env
+from uno_env import PHASES, Game, State, raw_env
 from uno_env.variants import find_variant
 from uno_env.variants.flip import Flip
 
@@ -502,7 +502,7 @@ def test_f_first_discard_flip_then_wild_dealer_chooses() -> None:
 
     game = Game(RePaired(), 3)
     deck = [swap.get(n, n) for n in flip_deck(3, 1, FIRST_HANDS, "red-flip|purple-9")]
-    st = game.new_state(seed=0, deck=deck, dealer=1)
+    st = State(game, seed=0, deck=deck, dealer=1)
     meanings = {game.actions.meanings[a] for a in st.legal}
     assert st.side == 1 and game.face_names[st.faces_of[st.discard[-1]]] == "wild"
     assert st.current == 1 and meanings == {f"color {c}" for c in DARK}  # the dealer

@@ -106,8 +106,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._seeder = SplitMix64(secrets.randbits(64) if seed is None else seed)
         game_seed = self._seeder.next_u64()  # seed s -> game seed: the README's seeding
         opts = options or {}
-        self._game = self.game.new_state(seed=game_seed, deck=opts.get("deck"),
-                                         dealer=opts.get("dealer"))
+        self._game = State(self.game, seed=game_seed, deck=opts.get("deck"),
+                           dealer=opts.get("dealer"))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -19,21 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from uno_env.actions import (
+from uno_env.cards import WILD
+from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
     CHALLENGE,
     COLOR,
     DRAW,
-    PASS,
-    PLAY,
-    PLAY_FLEX,
-    PLAY_TWO,
-    TARGET,
-    UNO,
-)
-from uno_env.cards import WILD
-from uno_env.rules.game import (
     E_ALL_DRAW,
     E_ALL_FLIP,
     E_DRAW,
@@ -47,6 +39,29 @@ from uno_env.rules.game import (
     E_WDC,
     E_WILD,
     E_WILD_DRAW,
+    P_CATCH,
+    P_CHALLENGE,
+    P_COLOR,
+    P_DRAWN,
+    P_JUMP_IN,
+    P_OVER,
+    P_PLAY,
+    P_REVERSE_BACK,
+    P_STACK,
+    P_TARGET,
+    PASS,
+    PHASES,
+    PLAY,
+    PLAY_FLEX,
+    PLAY_TWO,
+    ST_CATCH,
+    ST_EFFECT,
+    ST_NEXT,
+    ST_TARGET,
+    ST_WINDOW,
+    STAGES,
+    TARGET,
+    UNO,
     UNO_AUTO,
     UNO_OFF,
 )
@@ -55,23 +70,13 @@ from uno_env.rules.rng import SplitMix64
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
 
-# Phases: the decision being asked of `current`.
-(P_PLAY, P_DRAWN, P_COLOR, P_CHALLENGE, P_STACK, P_CATCH, P_JUMP_IN, P_REVERSE_BACK,
- P_TARGET, P_OVER) = range(10)
-PHASES = ("play", "drawn", "color", "challenge", "stack", "catch", "jump-in", "reverse-back",
-          "target", "over")
-
-# What remains to resolve after a card was played (G-uno: choices, catch, effect, window).
-ST_TARGET, ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(5)
-STAGES = ("target", "catch", "effect", "window", "next")
-
 
 class IllegalActionError(ValueError):
     """An action that is not legal now; the game is left unchanged."""
 
 
 class State:
-    """A UNO round (or match) in progress. Build with :meth:`Game.new_state`."""
+    """A UNO round (or match) in progress: ``State(game, seed=..., deck=..., dealer=...)``."""
 
     def __init__(self, game: Game, seed: int | None = None,
                  deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
@@ -587,7 +592,7 @@ class State:
                 self._flip_powers((p,))
         if g.flex_challengeable[f] if flex else g.face_challengeable[f]:
             self.challenge_seat = p
-            self.honest = g.variant.is_honest(self, p, prior_color)
+            self.honest = g.variant.is_honest(self.counts[p], g.color_faces, prior_color)
         if wild:
             # G-wild-color; a last card's colour would not matter, except that a Wild Draw
             # Colour's victim draws until it (G-win-round: the effect still resolves)

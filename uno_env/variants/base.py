@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from uno_env.cards import LIGHT_COLORS, WILD_DRAW, Face
-
-if TYPE_CHECKING:
-    from uno_env.rules.state import State
 
 
 @dataclass(frozen=True)
@@ -130,11 +127,12 @@ class Variant:
         return self.min_players, self.max_players
 
     # --- hooks ----------------------------------------------------------------------------
-    def is_honest(self, state: State, seat: int, prior_color: int) -> bool:
+    def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],
+                  prior_color: int) -> bool:
         """G-wd-challenge: a wild draw is honest when its player held no card of the colour
-        that was active when it was played (the card itself already left the hand)."""
-        cnt = state.counts[seat]
-        return not any(cnt[f] for f in state.game.color_faces[prior_color])
+        that was active when it was played (the card itself already left the hand).
+        ``counts``: the player's face counts; ``color_faces[c]``: the faces of colour c."""
+        return not any(counts[f] for f in color_faces[prior_color])
 
 
 _REGISTRY: dict[str, type[Variant]] = {}
