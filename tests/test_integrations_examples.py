@@ -32,7 +32,8 @@ def test_sb3_maskable_ppo_on_the_registered_env() -> None:
 
 
 def test_sb3_tutorial_wrapper_hands_the_loser_its_minus_one() -> None:
-    """Every finished game ends with the winner's +1 and then the loser's own -1 step."""
+    """Every finished game ends with the last mover's reward and then the other seat's
+    reward on a step of its own: the loser's -1 always reaches the learner."""
     ex = _example("sb3_pettingzoo_tutorial")
     env = ex.make_env("classic", max_steps=3000)
     rng = np.random.default_rng(0)
@@ -49,8 +50,10 @@ def test_sb3_tutorial_wrapper_hands_the_loser_its_minus_one() -> None:
                 break
         if term:
             finished += 1
-            (winner, win), (loser, loss) = steps[-2:]
-            assert (win, loss) == (1.0, -1.0) and winner != loser
+            # the last mover's reward (usually the winner's +1; a loser's when a catch window
+            # or forced decision fell to them), then the other seat's on a step of its own
+            (mover, r_mover), (other, r_other) = steps[-2:]
+            assert sorted([r_mover, r_other]) == [-1.0, 1.0] and mover != other
             assert all(r == 0.0 for _, r in steps[:-2])
     assert finished >= 3
     model = ex.train(steps=128, n_steps=64)
@@ -88,14 +91,16 @@ def test_tianshou_rewards_are_credited_to_the_agent_they_belong_to() -> None:
     fixed = _own_returns(credited=True, games=6)
     assert all(sorted(r) == [-1.0, 1.0] for r in fixed)
     plain = _own_returns(credited=False, games=6)  # Tianshou's own PettingZooEnv
-    assert all(sorted(r) == [0.0, 1.0] for r in plain)  # the loser never loses
+    # only the last mover's result arrives (usually the winner's: the loser never loses)
+    assert all(sorted(r) in ([0.0, 1.0], [-1.0, 0.0]) for r in plain)
+    assert [0.0, 1.0] in [sorted(r) for r in plain]
 
 
 def test_tianshou_dqn_trains_against_random() -> None:
     pytest.importorskip("tianshou")
     ex = _example("tianshou_dqn")
-    result, algorithm = ex.train(epochs=1, epoch_steps=50, num_envs=2, batch_size=16,
-                                 max_steps=200)
+    result, algorithm = ex.train(epochs=1, epoch_steps=20, num_envs=1, batch_size=16,
+                                 max_steps=100)
     assert np.isfinite(result.best_reward)
     assert algorithm.get_algorithm("player_0") is not None
 
