@@ -236,3 +236,6 @@ def test_import_uno_env_loads_neither_agents_nor_training() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+    for code in ("import uno_env, gymnasium; gymnasium.make(uno_env.GYM_ID)",
+                 "import gymnasium; gymnasium.make('uno_env:uno_env/UNO-v0')"):
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

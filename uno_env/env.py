@@ -29,7 +29,7 @@ MASK_CACHE_SIZE = 4096  # distinct sets of legal actions kept (per env)
 # below: the longest measured episode (`examples/game_lengths.py`: random and rule agents,
 # every variant, 2/4/most players, default and house rules, rounds and whole matches) took
 # 102,107 decisions, a 2-player Flip match of random agents (150 such matches: mean 38,009,
-# sd 18,949); the longest single round 34,281 (random), the longest rule-agent match 1,353.
+# sd 18,949); the longest single round 34,281 (random), the longest rule-agent match 974.
 # `max_steps=None` means this limit too; the batch engine mirrors it.
 DEFAULT_MAX_STEPS = 500_000
 
