@@ -71,3 +71,35 @@ def test_engine_files_stay_short() -> None:
     for path in [*(root / "rules").glob("*.py"), *(root / "variants").glob("*.py")]:
         lines = path.read_text(encoding="utf-8").count("\n")
         assert lines < 400, f"{path.name} has {lines} lines"
+
+
+def test_effects_dispatch_to_the_variant_handlers() -> None:
+    """A variant's own effects live in its file (Variant.effects) over the core's: here a
+    Classic whose Skip skips nobody, written in the test alone."""
+    from scenario_helpers import make_deck
+
+    from uno_env.cards import SKIP
+    from uno_env.rules.effects import CORE_EFFECTS, effect_table
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+    from uno_env.variants.flex import Flex, target_draw
+    from uno_env.variants.flip import Flip, flip_sides
+
+    def gentle_skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+        s.next_seat = (p + s.direction) % s.n
+        return False
+
+    class Gentle(Classic):
+        effects = {SKIP: gentle_skip}
+
+    from uno_env.rules.codes import E_FLIP, E_SKIP, E_TARGET_DRAW
+
+    assert effect_table(Flip())[E_FLIP] is flip_sides
+    assert effect_table(Flex())[E_TARGET_DRAW] is target_draw
+    assert effect_table(Gentle())[E_SKIP] is gentle_skip
+    assert effect_table(Classic())[E_SKIP] is CORE_EFFECTS[E_SKIP]
+    deck = make_deck("classic", 3, 0, hands={1: ["red-skip"]}, first="red-5")
+    for variant, nxt in ((Classic(), 0), (Gentle(), 2)):
+        s = uno_env.State(uno_env.Game(variant, 3, voluntary_draw=True), deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-skip"))
+        assert s.current == nxt

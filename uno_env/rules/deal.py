@@ -41,14 +41,14 @@ class Piles(StateFields):
         # F-visibility: known[card] = its holder has seen its hidden face; acq = when taken
         self.known = bytearray(g.num_cards)
         self.acq = [0] * g.num_cards
-        self.tick = 0
-        pile, faces_of, book = self.draw_pile, self.faces_of, self.book
-        for _ in range(g.hand_size):
-            for i in range(1, n + 1):
-                c = pile.pop()
-                book.add((dealer + i) % n, (c,), faces_of)
-                self.tick += 1
-                self.acq[c] = self.tick
+        pile, acq = self.draw_pile, self.acq
+        dealt = pile[:-g.hand_size * n - 1:-1]  # one at a time from the top, from dealer + 1
+        del pile[-g.hand_size * n:]
+        for i, c in enumerate(dealt, 1):
+            acq[c] = i
+        self.tick = len(dealt)
+        for k in range(n):
+            self.book.add((dealer + 1 + k) % n, dealt[k::n], self.faces_of)
         self.direction = 1
         self.pending = 0
         self.drawn_card = -1

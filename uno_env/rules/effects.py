@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from uno_env.cards import WILD
 from uno_env.rules.codes import (
-    E_ALL_DRAW,
-    E_ALL_FLIP,
     E_DRAW,
-    E_FLIP,
     E_NUMBER,
     E_REVERSE,
-    E_REVERSE_SKIP,
     E_SKIP,
-    E_SKIP_EVERYONE,
     E_TARGET_DRAW,
     E_WDC,
     E_WILD,
     E_WILD_DRAW,
+    EFFECT_CODES,
     P_CATCH,
     P_CHALLENGE,
     P_COLOR,
@@ -34,6 +30,7 @@ from uno_env.rules.codes import (
     UNO_AUTO,
 )
 from uno_env.rules.legal import LegalDecisions
+from uno_env.variants.base import EffectFn, Variant
 
 
 class Resolution(LegalDecisions):
@@ -177,8 +174,9 @@ class Resolution(LegalDecisions):
         return False
 
     def _effect(self) -> bool:
-        """The effect of the card just played (C-, F-, X-, E-effects); True when someone must
-        decide before play goes on."""
+        """The effect of the card just played (C-, F-, X-, E-effects) from the dispatch table
+        (core handlers below, the variant's own in its file); True when someone must decide
+        before play goes on."""
         g = self.game
         p = self.play_seat
         f = self.faces_of[self.discard[-1]]
@@ -186,85 +184,95 @@ class Resolution(LegalDecisions):
             e, draw = g.flex_effect[f], g.flex_draw[f]
         else:
             e, draw = g.face_effect[f], g.face_draw[f]
-        n = self.n
-        d = self.direction
-        last = self.going_out
-        if e in (E_NUMBER, E_WILD):
-            self.next_seat = (p + d) % n
-        elif e == E_SKIP:
-            v = (p + d) % n
-            if g.reverse_back and not last and self._holds_reverse(v, g.face_color[f]):
-                return self._ask_reverse_back(v)
-            self.next_seat = (p + 2 * d) % n
-        elif e == E_REVERSE:
-            d = -d
-            self.direction = d
-            if self.bounce:  # E-reverse-back: the effect goes back to whoever played it
-                self.bounce = False
-                v = (p + d) % n
-                if not last and self._holds_reverse(v, g.face_color[f]):
-                    return self._ask_reverse_back(v)
-                self._take_draw(v, 0)
-                self.next_seat = (v + d) % n
-            else:
-                # G-two-players: Reverse acts as Skip
-                self.next_seat = p if n == 2 else (p + d) % n
-        elif e in (E_DRAW, E_WILD_DRAW, E_WDC):
-            v = (p + d) % n
-            self.skip_victim = True
-            if e == E_WDC:
-                self.until_color = True
-            else:
-                self.pending += draw
-            if not last:
-                chal = g.face_challengeable[f]
-                if chal or (g.stacking and e != E_WDC):
-                    self.chal_ok = chal
-                    self.current = v
-                    self.phase = P_STACK if e == E_DRAW else P_CHALLENGE
-                    return True
-                if e == E_DRAW and g.reverse_back and self._holds_reverse(v, g.face_color[f]):
-                    return self._ask_reverse_back(v)
-            self._take_draw(v, 0)
-            self.next_seat = (v + d) % n
-        elif e == E_SKIP_EVERYONE:  # F-effects / X-effects: the same player plays again
-            self.next_seat = p
-        elif e == E_FLIP:
-            self._flip()
-            self.next_seat = (p + d) % n
-            top = self.faces_of[self.discard[-1]]
-            self.active_color = g.face_color[top]  # a wild: none until it is named
-            if g.face_wild[top] and not last:  # F-flip: the player of the Flip names it
-                self.current = p
-                self.phase = P_COLOR
-                return True
-        elif e == E_REVERSE_SKIP:
-            d = -d
-            self.direction = d
-            self.next_seat = (p + 2 * d) % n
-        elif e == E_ALL_DRAW:
-            for k in range(1, n):
-                self._draw((p + k * d) % n, draw)
-            self.next_seat = (p + d) % n
-        elif e == E_TARGET_DRAW:
-            v = self.target
-            self.pending += draw
-            self.skip_victim = False
-            self.next_seat = (p + d) % n
-            if not last and g.flex_challengeable[f]:
-                self.chal_ok = True
-                self.current = v
-                self.phase = P_CHALLENGE
-                return True
-            self._take_draw(v, 0)
-        elif e == E_ALL_FLIP:  # X-power (iii)
-            self._flip_powers(range(n))
-            self.next_seat = (p + d) % n
-        else:  # pragma: no cover - every effect code is handled above
-            raise AssertionError(f"effect {e} not implemented")
+        if e in (E_NUMBER, E_WILD):  # the common case, kept inline
+            self.next_seat = (p + self.direction) % self.n
+            return False
+        return self._effects[e](self, p, f, draw, self.going_out)
+
+    def _ask_color(self, seat: int) -> bool:
+        """G-wild-color: ``seat`` names the colour (none is active until then)."""
+        self.active_color = WILD
+        self.current = seat
+        self.phase = P_COLOR
+        return True
+
+    def _ask_challenge(self, seat: int, challengeable: bool, stack: bool = False) -> bool:
+        """G-wd-challenge / C-stacking: the victim decides (``stack``: the stack phase)."""
+        self.chal_ok = challengeable
+        self.current = seat
+        self.phase = P_STACK if stack else P_CHALLENGE
+        return True
+
+    def _attack(self, p: int, f: int, stackable: bool, last: bool, stack_phase: bool) -> bool:
+        """A draw card lands on the next player (the pending draw is set): they challenge or
+        stack first when they may; a last card's victim draws at once (G-win-round)."""
+        v = (p + self.direction) % self.n
+        self.skip_victim = True
+        if not last:
+            chal = self.game.face_challengeable[f]
+            if chal or stackable:
+                return self._ask_challenge(v, chal, stack=stack_phase)
+        self._take_draw(v, 0)
+        self.next_seat = (v + self.direction) % self.n
         return False
+
+    def _bind(self) -> None:
+        super()._bind()
+        self._effects = effect_table(self.game.variant)
 
     def _ask_reverse_back(self, victim: int) -> bool:
         self.current = victim
         self.phase = P_REVERSE_BACK
         return True
+
+
+# --- core effect handlers: (state, player, face, cards to draw, last card) -> must decide ---
+def _skip(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    """C-effects: the next player loses the turn."""
+    s.next_seat = (p + 2 * s.direction) % s.n
+    return False
+
+
+def _reverse(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    """C-effects: the direction flips; G-two-players: Reverse acts as Skip."""
+    s.direction = d = -s.direction
+    s.next_seat = p if s.n == 2 else (p + d) % s.n
+    return False
+
+
+def _draw_card(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    """Draw Two / Wild Draw Four (and Flip's Draw One/Five, Wild Draw Two): the next player
+    draws and loses the turn, unless they may challenge or stack first."""
+    g = s.game
+    s.pending += draw
+    e = g.flex_effect[f] if s.flex_play else g.face_effect[f]
+    return s._attack(p, f, stackable=g.stacking, last=last, stack_phase=e == E_DRAW)
+
+
+def _wild_draw_color(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    """F-effects: the next player draws until the named colour comes (never stacked)."""
+    s.until_color = True
+    return s._attack(p, f, stackable=False, last=last, stack_phase=False)
+
+
+CORE_EFFECTS: dict[int, EffectFn] = {
+    E_SKIP: _skip, E_REVERSE: _reverse, E_DRAW: _draw_card, E_WILD_DRAW: _draw_card,
+    E_WDC: _wild_draw_color,
+}
+_TABLES: dict[type[Variant], list[EffectFn]] = {}
+
+
+def _unknown(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    raise AssertionError(f"no handler for the effect of {s.game.face_names[f]!r}")
+
+
+def effect_table(variant: Variant) -> list[EffectFn]:
+    """Handler per effect code: the core's, then the variant's own (``Variant.effects``)."""
+    table = _TABLES.get(type(variant))
+    if table is None:
+        by_code = dict(CORE_EFFECTS)
+        for name, handler in variant.effects.items():
+            by_code[EFFECT_CODES[name]] = handler
+        table = [by_code.get(code, _unknown) for code in range(len(EFFECT_CODES))]
+        _TABLES[type(variant)] = table
+    return table

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from uno_env.variants.base import EffectFn, PlaysFn
+
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.hands import Hands
@@ -77,6 +79,8 @@ class StateFields:
     _vol_draw: bool
     _catch_any: bool
     _catch_action: int
+    _effects: list[EffectFn]  # handler per effect code (rules/effects.py)
+    _more_plays: PlaysFn | None  # the variant's own plays (Variant.more_plays)
 
     def _bind(self) -> None:
         """Per-game constants read on the hot path, held as plain attributes."""
@@ -92,6 +96,7 @@ class StateFields:
         self._vol_draw = g.voluntary_draw
         self._catch_any = g.catch_until_out
         self._catch_action = g.actions.catch
+        self._more_plays = g.variant.plays_hook()
 
     def _use_hands(self, book: Hands) -> None:
         """Hold ``book`` and its lists as plain attributes (they are never rebound)."""

@@ -64,13 +64,9 @@ class LegalDecisions(Scoring):
         hand_len = self.hand_len[p]
         uno_ok = self._uno_on and not self.uno_called[p]
         if ph == P_PLAY:
-            if g.has_flex and self.power[p]:  # X-flex-play
-                bits = self.present[p] & g.flex_match_bits[self.active_color][
-                    self.faces_of[self.discard[-1]]]
-                while bits:
-                    low = bits & -bits
-                    legal.append(A.play_flex[low.bit_length() - 1])
-                    bits ^= low
+            more = self._more_plays  # the variant's own plays (Flex: flex plays)
+            if more is not None:
+                more(self, p, -1, legal)
             any_two = False
             if g.double_play:  # C-double-play
                 two = A.play_two
@@ -88,8 +84,9 @@ class LegalDecisions(Scoring):
             f = self.faces_of[self.drawn_card]
             if self.playable(f):
                 legal.append(A.play[f])
-            if g.has_flex and A.play_flex[f] >= 0 and self.flex_playable(p, f):
-                legal.append(A.play_flex[f])
+            more = self._more_plays
+            if more is not None:
+                more(self, p, f, legal)
             if uno_ok and hand_len == 2 and legal:
                 legal.append(A.uno)
             legal.append(A.pass_)
