@@ -125,9 +125,16 @@ class Piles(StateFields):
     def _draw(self, seat: int, n: int) -> int:
         """Move up to ``n`` cards from the draw pile to ``seat`` (G-reshuffle); how many came."""
         pile = self.draw_pile
-        if n == 1 and pile:  # the common case
-            got = [pile.pop()]
-        elif 0 < n <= len(pile):
+        if n == 1 and pile:  # the common case, kept short
+            c = pile.pop()
+            self.book.add_one(seat, c, self.faces_of[c])
+            self.known[c] = 1  # F-visibility: its hidden face was on top of the pile
+            self.tick += 1
+            self.acq[c] = self.tick
+            self.uno_called[seat] = False  # G-uno: the call stands until the hand grows
+            self.last_drawn = c
+            return 1
+        if 0 < n <= len(pile):
             got = pile[:-n - 1:-1]  # the top n, in the order they are taken
             del pile[-n:]
         else:

@@ -134,7 +134,11 @@ class Resolution(LegalDecisions):
             st = ST_EFFECT
         if st == ST_EFFECT:
             self.stage = ST_WINDOW
-            if self._effect():
+            f = self.faces_of[self.discard[-1]]
+            e = self.game.flex_effect[f] if self.flex_play else self.game.face_effect[f]
+            if e in (E_NUMBER, E_WILD):  # the common case, kept inline
+                self.next_seat = (self.play_seat + self.direction) % self.n
+            elif self._effect():
                 return
             st = ST_WINDOW
         if st == ST_WINDOW:
@@ -174,20 +178,16 @@ class Resolution(LegalDecisions):
         return False
 
     def _effect(self) -> bool:
-        """The effect of the card just played (C-, F-, X-, E-effects) from the dispatch table
-        (core handlers below, the variant's own in its file); True when someone must decide
-        before play goes on."""
+        """The effect of the card just played (C-, F-, X-, E-effects; numbers and plain
+        wilds are handled inline in ``_run``) from the dispatch table: core handlers below,
+        the variant's own in its file. True when someone must decide before play goes on."""
         g = self.game
-        p = self.play_seat
         f = self.faces_of[self.discard[-1]]
         if self.flex_play:
             e, draw = g.flex_effect[f], g.flex_draw[f]
         else:
             e, draw = g.face_effect[f], g.face_draw[f]
-        if e in (E_NUMBER, E_WILD):  # the common case, kept inline
-            self.next_seat = (p + self.direction) % self.n
-            return False
-        return self._effects[e](self, p, f, draw, self.going_out)
+        return self._effects[e](self, self.play_seat, f, draw, self.going_out)
 
     def _ask_color(self, seat: int) -> bool:
         """G-wild-color: ``seat`` names the colour (none is active until then)."""
@@ -255,7 +255,14 @@ def _wild_draw_color(s: Resolution, p: int, f: int, draw: int, last: bool) -> bo
     return s._attack(p, f, stackable=False, last=last, stack_phase=False)
 
 
+def _next(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
+    """Numbers and plain wilds: the next player's turn (``_run`` inlines this)."""
+    s.next_seat = (p + s.direction) % s.n
+    return False
+
+
 CORE_EFFECTS: dict[int, EffectFn] = {
+    E_NUMBER: _next, E_WILD: _next,
     E_SKIP: _skip, E_REVERSE: _reverse, E_DRAW: _draw_card, E_WILD_DRAW: _draw_card,
     E_WDC: _wild_draw_color,
 }

@@ -36,6 +36,13 @@ class Hands:
         self.present[seat] |= bits
         self.size[seat] += k
 
+    def add_one(self, seat: int, card: int, face: int) -> None:
+        """:meth:`add` for one card whose face is known (the common draw)."""
+        self.held[seat][face].append(card)
+        self.counts[seat][face] += 1
+        self.present[seat] |= 1 << face
+        self.size[seat] += 1
+
     def remove(self, seat: int, face: int, card: int = -1) -> int:
         """Take ``card`` (or, with -1, the card of ``face`` held longest) out of a hand."""
         cards = self.held[seat][face]
