@@ -1,4 +1,5 @@
-"""The policy/value network of the self-play learner and its checkpoint format.
+"""The policy/value network of the self-play learner and its checkpoint format (here, in
+``agents``, because playing a checkpoint needs it; ``training`` builds on it).
 
 One MLP reads the flat observation (scaled piece by piece, see :func:`observation_scale`)
 and gives a logit per action plus a value. Illegal actions are masked by setting their logits

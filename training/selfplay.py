@@ -52,7 +52,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.ppo_model import (
+from agents.policy import (
     PolicyNet,
     config_key,
     observation_scale,
@@ -87,7 +87,7 @@ class SelfPlayConfig:
     # "obs": the value head shares the policy's trunk; "state": a separate value MLP that also
     # reads the other players' hands (training only; the policy never sees them)
     critic: str = "obs"
-    obs_cap: float = 10.0  # see training.ppo_model.observation_scale
+    obs_cap: float = 10.0  # see agents.policy.observation_scale
     lr: float = 3e-4
     lr_final: float = 3e-5
     lr_schedule: str = "linear"
