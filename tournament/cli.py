@@ -17,6 +17,7 @@ from typing import Any
 
 from tournament import play as play_cmd
 from tournament import replay as replay_cmd
+from tournament.web import server as web_server
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -181,9 +182,12 @@ def cmd_tournament(a: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     summary = summarize(records, cfg.names, meta=_meta(cfg))
     write_reports(out, summary)
+    from tournament.web.report import write_index
+
+    write_index(out, summary, records)
     print(format_table(summary))
-    print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
-          "results.csv, ratings.png, games.jsonl)")
+    print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (index.html with every "
+          "game's replay, results.json, results.csv, ratings.png, games.jsonl)")
     return 0
 
 
@@ -199,6 +203,7 @@ def register(sub: Any) -> None:
     add_tournament_parser(sub)
     replay_cmd.add_parser(sub)
     play_cmd.add_parser(sub)
+    web_server.add_parser(sub)
 
 
 def demo(variant: str) -> None:

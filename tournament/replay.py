@@ -188,6 +188,9 @@ def add_parser(sub: Any) -> None:
     who.add_argument("--reveal", action="store_true", help="show every hand")
     p.add_argument("--step", action="store_true", help="wait for Enter after each move")
     p.add_argument("--list", action="store_true", help="list the games in the file")
+    p.add_argument("--html", type=Path, default=None, metavar="FILE",
+                   help="write the game as one self-contained web page instead (open it in "
+                        "any browser: step, jump, play, any seat's view or every hand)")
     p.set_defaults(func=cmd_replay)
 
 
@@ -201,6 +204,13 @@ def cmd_replay(a: argparse.Namespace) -> int:
                   f"{won}; {len(r['actions'])} decisions")
         return 0
     rec = pick(records, a.game)
+    if a.html is not None:
+        from tournament.web.pages import replay_html
+
+        a.html.parent.mkdir(parents=True, exist_ok=True)
+        a.html.write_text(replay_html(rec, seat=a.seat, reveal=a.reveal), encoding="utf-8")
+        print(f"wrote {a.html} ({len(rec['actions'])} decisions)")
+        return 0
     tty = sys.stdout.isatty()
     pause = None
     if a.step:
