@@ -102,6 +102,8 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the tournament logged in --out")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-replay-pages", action="store_true",
+                   help="index.html without a replay page per game (about 30 kB each)")
     p.set_defaults(func=cmd_tournament)
 
 
@@ -184,7 +186,7 @@ def cmd_tournament(a: argparse.Namespace) -> int:
     write_reports(out, summary)
     from tournament.web.report import write_index
 
-    write_index(out, summary, records)
+    write_index(out, summary, records, replays=not a.no_replay_pages)
     print(format_table(summary))
     print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (index.html with every "
           "game's replay, results.json, results.csv, ratings.png, games.jsonl)")

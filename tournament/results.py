@@ -230,10 +230,11 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> None:
     ax1.set_yticks(list(ys), names)
     ax1.set_xlabel("openskill Plackett-Luce rating (μ ± 2σ)")
     rates = [100 * a["win_rate"] for a in agents]
-    ax2.errorbar(rates, ys, xerr=[[r - 100 * a["ci_low"] for r, a in zip(rates, agents,
-                                                                       strict=True)],
-                                  [100 * a["ci_high"] - r for r, a in zip(rates, agents,
-                                                                        strict=True)]],
+    # max(0, ...): at a win rate of 0 or 1 the interval's end can round past the rate
+    ax2.errorbar(rates, ys, xerr=[[max(0.0, r - 100 * a["ci_low"])
+                                   for r, a in zip(rates, agents, strict=True)],
+                                  [max(0.0, 100 * a["ci_high"] - r)
+                                   for r, a in zip(rates, agents, strict=True)]],
                  fmt="o", capsize=4, color="tab:green")
     if summary.get("players"):
         ax2.axvline(100 / summary["players"], color="grey", ls=":", lw=1)

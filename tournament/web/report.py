@@ -46,8 +46,7 @@ def index_html(summary: dict[str, Any], records: Sequence[dict[str, Any]], repla
     e = html.escape
     s = summary
     title = f"{s.get('variant', 'UNO')} tournament, {s.get('players', '?')} players"
-    parts = [f"<h1>{e(title)}</h1>",
-             f"<p class='meta'>{s['games']} games, {s['deals']} deals"
+    parts = [f"<p class='meta'>{s['games']} games, {s['deals']} deals"
              + (f" ({'duplicate' if s.get('duplicate', True) else 'random'} deals, seed "
                 f"{e(str(s.get('seed')))})" if "seed" in s else "")
              + (f"; options {e(str(s['options']))}" if s.get("options") else "")
@@ -103,7 +102,9 @@ def index_html(summary: dict[str, Any], records: Sequence[dict[str, Any]], repla
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{e(title)}</title><style>{asset('uno.css')}</style></head>"
-            f"<body><main class='report'>{''.join(parts)}</main></body></html>\n")
+            f"<body><header class='top'><h1>{e(title)}</h1><div class='sub'>uno-env "
+            "tournament report: standings, head to head, ratings, every game's replay</div>"
+            f"</header><main class='report'>{''.join(parts)}</main></body></html>\n")
 
 
 def _games(records: Sequence[dict[str, Any]], replays: bool) -> str:

@@ -123,6 +123,12 @@ def public_facts(state: Any) -> dict[str, Any]:
 def effects(before: dict[str, Any], after: dict[str, Any], names: list[str], actor: int,
             kind: int, palettes: list[list[str]] | None = None) -> list[str]:
     """What a decision visibly caused, in words (for move lists and the play log)."""
+    def draws(s: int) -> str:
+        return "you draw" if names[s] == "you" else f"{names[s]} draws"
+
+    def whose(s: int) -> str:
+        return "your" if names[s] == "you" else f"{names[s]}'s"
+
     out = []
     if after["rounds"] > before["rounds"]:
         gained = [a - b for a, b in zip(after["scores"], before["scores"], strict=True)]
@@ -132,7 +138,7 @@ def effects(before: dict[str, Any], after: dict[str, Any], names: list[str], act
     for s, (b, a) in enumerate(zip(before["hand"], after["hand"], strict=True)):
         grown = a - b - (1 if kind == DRAW and s == actor else 0)
         if grown > 0:
-            out.append(f"{names[s]} draws {grown}")
+            out.append(f"{draws(s)} {grown}")
     if after["side"] != before["side"]:
         out.append("everything flips to the " + ("dark" if after["side"] else "light")
                    + " side")
@@ -140,7 +146,7 @@ def effects(before: dict[str, Any], after: dict[str, Any], names: list[str], act
         out.append("play turns " + ("counter-clockwise" if after["dir"] < 0 else "clockwise"))
     for s, (b, a) in enumerate(zip(before["power"], after["power"], strict=True)):
         if a != b:
-            out.append(f"{names[s]}'s Power Card turns {'green' if a else 'red'}")
+            out.append(f"{whose(s)} Power Card turns {'green' if a else 'red'}")
     return out
 
 

@@ -170,6 +170,7 @@ const UNO = (() => {
       });
     } else if (p.backs) {  // Flip: the other side of an opponent's cards is what one sees
       p.backs.forEach((name) => hand.appendChild(card(table, name, {other: true})));
+      if (p.hand) hand.appendChild(el("span", "more", "(the side of their cards you see)"));
     } else {
       const k = Math.min(p.hand, 30);
       for (let i = 0; i < k; i++) hand.appendChild(back());
