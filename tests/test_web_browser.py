@@ -134,7 +134,8 @@ def test_a_replay_steps_through_the_game(browser: Any, logs: dict[str, Path], va
     assert errors == [] and all(u.startswith("file:") for u in requests)
     if variant == "flip":  # the README's picture: Flip from a seat, both sides in view
         page.keyboard.press("0")
-        page.evaluate("REPLAY.go(Math.min(6, REPLAY.data.moves.length))")
+        page.select_option("#speed", "700")
+        page.evaluate("document.activeElement.blur(); REPLAY.go(Math.min(6, REPLAY.data.moves.length))")
         shoot(page, tmp_path, "replay.png")
 
 
