@@ -100,6 +100,13 @@ def test_the_leak_check_catches_a_leak(client: TestClient) -> None:
     assert leaked(hand, s.env.game.face_names, seen)
 
 
+def test_rule_options_come_as_text_or_values(client: TestClient) -> None:
+    g = start(client, options={"stacking": "true", "target_score": "200", "uno_catch": "off"})
+    s = session_of(client, g["id"])
+    assert s.env.options["stacking"] is True and s.env.options["target_score"] == 200
+    assert s.env.options["uno_catch"] == "off"
+
+
 def test_unknown_game_id_is_404(client: TestClient) -> None:
     for method, path, body in [("get", "/api/games/nope", None),
                                ("post", "/api/games/nope/action", {"seat": 0, "action": 0}),

@@ -189,10 +189,13 @@ def test_a_tournament_index_links_every_replay(browser: Any, tmp_path: Path) -> 
 
 
 # --- playing in the browser --------------------------------------------------------------------
-@pytest.mark.parametrize("variant,seed", [("classic", 4), ("flip", 5), ("express", 6)])
+@pytest.mark.parametrize("variant,seed,asked", [
+    ("classic", 4, {"challenge", "color"}), ("flip", 9, {"challenge", "color", "drawn"}),
+    ("flex", 7, {"challenge", "play-flex"}), ("express", 4, {"jump-in"})])
 def test_a_whole_game_against_rule_by_clicking(browser: Any, tmp_path: Path, variant: str,
-                                               seed: int) -> None:
-    """Only legal actions are clickable; no hidden card ever reaches the DOM or a response."""
+                                               seed: int, asked: set[str]) -> None:
+    """Only legal actions are clickable; every choice is a button (the seeds are picked so
+    that the person is asked ``asked``); no hidden card ever reaches the DOM or a response."""
     from web_helpers import live_server
 
     from tournament.web.app import create_app
@@ -213,11 +216,23 @@ def test_a_whole_game_against_rule_by_clicking(browser: Any, tmp_path: Path, var
         seen: list[tuple[int, str, str]] = []  # (decisions so far, response, page)
         body = first.value.text()
         clicks = 0
+        met: set[str] = set()  # phases and kinds of decision the person was offered
         while True:
             page.wait_for_selector("#actions")
             seen.append((len(session.actions), body, _page_text(page)))
             if session.over:
                 break
+            phase = json.loads(body)["phase"]
+            met.add(phase)
+            met.update(page.eval_on_selector_all("#actions button[data-kind]",
+                                                 "bs => bs.map(b => b.dataset.kind)"))
+            if phase == "jump-in":  # offered as such, out of turn
+                assert "JUMP-IN" in page.inner_text("#actions")
+                assert page.locator("#actions button.jump").count() >= 1
+            if phase == "color":
+                colours = page.eval_on_selector_all("#actions button.color",
+                                                    "bs => bs.map(b => b.textContent)")
+                assert colours == list(session.env.game.colors[session.env.engine.side])
             engine = session.env.engine
             legal = set(engine.legal)
             buttons = page.eval_on_selector_all("#actions button[data-action]",
@@ -240,6 +255,7 @@ def test_a_whole_game_against_rule_by_clicking(browser: Any, tmp_path: Path, var
             assert clicks < 600
             if clicks == 4 and variant == "classic":
                 shoot(page, tmp_path, "play.png")
+        assert asked <= met, f"the game never asked {asked - met}: pick another seed"
         assert page.is_visible("#end") and page.is_visible("#download")
         with page.expect_download() as dl:
             page.click("#download")

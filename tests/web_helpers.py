@@ -45,6 +45,9 @@ def visible(state: Any, seat: int) -> set[str]:
     shown = state.revealed[seat]
     if shown is not None:
         seen.update(names[f] for f, k in enumerate(shown[1]) if k)
+    # Flex: a card's flex face is printed on it, and its name can be another card's name
+    flex = [g.flex_faces[f] for f in range(g.num_faces) if names[f] in seen]
+    seen.update(x.name for x in flex if x is not None)
     return seen
 
 

@@ -63,6 +63,12 @@
       const body = {variant: $("variant").value, seat: +$("seat").value,
                     opponents: [...document.querySelectorAll("select.opponent")].map((s) => s.value)};
       if ($("seed").value !== "") body.seed = parseInt($("seed").value, 10);
+      body.options = {};
+      for (const item of $("options").value.split(/[\s,]+/).filter(Boolean)) {
+        const at = item.indexOf("=");
+        if (at <= 0) { $("form-error").textContent = `option must look like name=value, got "${item}"`; return; }
+        body.options[item.slice(0, at)] = item.slice(at + 1);
+      }
       try {
         const g = await api("POST", "/api/games", body);
         await show(g);
