@@ -40,7 +40,7 @@ test: venv
 	(tests/test_web_browser.py) are SKIPPED; install it with: apt-get install chromium"
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -rs
 
 bench: venv
 	$(BIN)/uno-env bench

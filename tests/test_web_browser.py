@@ -196,6 +196,7 @@ def test_a_whole_game_against_rule_by_clicking(browser: Any, tmp_path: Path, var
                                                seed: int, asked: set[str]) -> None:
     """Only legal actions are clickable; every choice is a button (the seeds are picked so
     that the person is asked ``asked``); no hidden card ever reaches the DOM or a response."""
+    pytest.importorskip("fastapi")
     from web_helpers import live_server
 
     from tournament.web.app import create_app
