@@ -198,3 +198,38 @@ def test_tables_and_config(client: TestClient) -> None:
     assert client.get("/api/tables/nope").status_code == 404
     assert client.get("/").status_code == 200
     assert client.get("/static/uno.js").status_code == 200
+
+
+def test_uno_env_serve_answers_on_the_loopback_address() -> None:
+    """The command itself: it starts, binds 127.0.0.1 by default and serves the page."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    from web_helpers import free_port
+
+    port = free_port()
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "uno_env.cli", "serve", "--port", str(port),
+                             "--agents", "random"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config",
+                                            timeout=2) as r:
+                    assert json.loads(r.read())["agents"] == ["random"]
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+                assert time.monotonic() < deadline, "uno-env serve did not answer"
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert f"open http://127.0.0.1:{port}/" in out

@@ -37,8 +37,29 @@ def cmd_serve(a: argparse.Namespace) -> int:
         raise ValueError(f"serve needs the web extra (pip install 'uno-env[web]'): {err}"
                          ) from None
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
+    for spec in specs:
+        _check_playable(spec)
     app = create_app(specs, save=a.save)
     print(f"uno-env: open http://{a.host}:{a.port}/ (opponents: {', '.join(specs)}); "
           "Ctrl-C stops", flush=True)
+    if a.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"uno-env: note: listening on {a.host}: anyone who can reach it can start and "
+              "play games here", flush=True)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
     return 0
+
+
+def _check_playable(spec: str) -> None:
+    """Refuse at start an agent that cannot play any variant with 2 players (a typo), rather
+    than offer it on the page; which games it suits is checked when one starts."""
+    from tournament.runner import check_agent
+    from uno_env import list_variants
+
+    errors = []
+    for variant in list_variants():
+        try:
+            check_agent(spec, variant, 2, {})
+            return
+        except ValueError as err:
+            errors.append(str(err))
+    raise ValueError(errors[0])

@@ -77,7 +77,7 @@ class Session:
         self.log: list[dict[str, Any]] = []
         self.forfeit: dict[str, Any] | None = None
         self.quit = False
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # uvicorn serves requests from a thread pool
         self._advance()
 
     # --- playing ----------------------------------------------------------------------------
@@ -155,6 +155,10 @@ class Session:
 
     def public(self) -> dict[str, Any]:
         """The person's page: their view, their legal actions, what the table saw."""
+        with self.lock:
+            return self._public()
+
+    def _public(self) -> dict[str, Any]:
         env = self.env
         state = env.engine
         view = seat_view(env.layout, env.observe(env.possible_agents[self.seat]), self.seat)

@@ -11,7 +11,7 @@
     "play": "Your turn: play a card or draw.",
     "drawn": "You drew a card: play it or keep it.",
     "color": "Choose the colour.",
-    "challenge": "A wild draw is on you: challenge it or accept.",
+    "challenge": "A Wild Draw is on you: challenge it or accept.",
     "stack": "A draw card is on you: stack one or accept.",
     "catch": "An opponent forgot to call UNO: catch them?",
     "jump-in": "JUMP-IN: you hold the twin of the top card. Jump in out of turn?",
