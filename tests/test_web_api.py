@@ -4,6 +4,7 @@ message and leaves the game exactly as it was, and no response names a hidden ca
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -233,3 +234,22 @@ def test_uno_env_serve_answers_on_the_loopback_address() -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=20)
     assert f"open http://127.0.0.1:{port}/" in out
+
+
+def test_a_target_choice_names_the_player(client: TestClient) -> None:
+    """X-effects: "target +k" counts seats from the player; the buttons and the log say whom."""
+    g = start(client, variant="flex", opponents=["rule", "rule"], seed=0)
+    offered: list[str] = []
+    while not g["over"]:
+        targets = [a for a in g["legal"] if a["kind"] == "target"]
+        flex = [a for a in g["legal"] if a["kind"] == "play-flex" and "target" in a["meaning"]]
+        offered += [a["meaning"] for a in targets]
+        pick = targets[-1] if targets else flex[0] if flex else g["legal"][0]
+        g = client.post(f"/api/games/{g['id']}/action",
+                        json={"seat": 0, "action": pick["action"]}).json()
+    assert offered and all(re.fullmatch(r"target \+[12]: player_[12] \(rule\) draws", m)
+                           for m in offered)
+    mine = [e for e in g["log"] if e["seat"] == 0 and e["text"].startswith("target +")]
+    assert mine
+    # the player named is the one who then draws (a Wild Target Draw Two is not challenged)
+    assert any(f"{e['text'].split(': ')[1]} draws" in "; ".join(e["effects"]) for e in mine)

@@ -125,8 +125,11 @@ class Session:
             elif caused:
                 self.log.append({"seat": None, "text": None, "phase": None, "effects": caused})
             return
-        self.log.append({"seat": seat, "text": env.game.actions.meanings[action],
-                         "phase": PHASE_LABELS.get(phase), "effects": caused})
+        text = env.game.actions.meanings[action]
+        if kind == TARGET:  # "target +k" counts from the actor: say whom
+            text = f"{text}: {self.label(env.engine.target)}"
+        self.log.append({"seat": seat, "text": text, "phase": PHASE_LABELS.get(phase),
+                         "effects": caused})
 
     def _advance(self) -> None:
         """Let the agents decide until it is the person's turn or the game ends; an agent
