@@ -114,6 +114,7 @@ def test_a_replay_steps_through_the_game(browser: Any, logs: dict[str, Path], va
     assert page.evaluate("REPLAY.state.pos") == n_moves
     end = page.inner_text("#end")
     assert "final scores" in end and f"{n_moves} decisions" in end
+    assert "the replay matches the recorded result" in end
     for s, pts in enumerate(record["result"]["points"]):
         assert page.inner_text(f"#end table tr:nth-child({s + 2}) td:nth-child(3)") == str(pts)
     page.keyboard.press("Home")

@@ -70,6 +70,7 @@ def replay_data(record: dict[str, Any]) -> dict[str, Any]:
         "dealer": record["dealer"], "seed": record["seed"], "options": record["options"],
         "frames": frames, "moves": moves,
         "result": {**got, "forfeit": result.get("forfeit"), "quit": bool(result.get("quit")),
+                   "checked": bool(result) and not result.get("quit"),
                    "differences": _differences(env, record) if result else []},
     }
 

@@ -170,6 +170,8 @@
     endBox.appendChild(el("p", "summary", text));
     if (R.differences.length) {
       endBox.appendChild(el("p", "warn", "the replay differs from the record: " + R.differences.join("; ")));
+    } else if (R.checked) {
+      endBox.appendChild(el("p", "meta", "the replay matches the recorded result"));
     }
   }
 
