@@ -151,3 +151,21 @@ def test_effects_say_what_a_decision_caused() -> None:
     record = run_tournament(TournamentConfig(agents=["rule", "rule"], games=2, seed=1,
                                              max_steps=5), progress=False)[0]
     assert set(public_facts(new_env(record).engine)) == set(before)
+
+
+def test_a_bigger_table_gets_a_shared_table_matrix(tmp_path: Path) -> None:
+    from tournament.results import summarize
+    from tournament.web.report import shared_tables
+
+    cfg = TournamentConfig(agents=["rule", "random", "rule"], players=3, games=6, seed=4,
+                           max_steps=200)
+    records = run_tournament(cfg, progress=False)
+    table = shared_tables(records, cfg.names)
+    a, b = cfg.names[0], cfg.names[1]
+    both = [r for r in records if 0 in r["seats"] and 1 in r["seats"]]
+    wins = sum(s in r["result"]["winners"] for r in both for s, x in enumerate(r["seats"])
+               if x == 0)
+    assert table[a][b]["games"] == sum(r["seats"].count(0) for r in both)
+    assert table[a][b]["wins"] == wins
+    write_index(tmp_path, summarize(records, cfg.names), records, replays=False)
+    assert "sat at the same table" in (tmp_path / "index.html").read_text()

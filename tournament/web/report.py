@@ -69,10 +69,15 @@ def index_html(summary: dict[str, Any], records: Sequence[dict[str, Any]], repla
     seats = " · ".join(f"seat {x['seat']}: {_pct(x['win_rate'])}%" for x in s["seats"])
     parts.append(f"<p class='meta'>win rate by seat: {seats}</p>")
     h2h = s.get("head_to_head")
+    note = "the row agent's win % against the column agent (games)"
+    if not h2h and records and records[0]["num_players"] > 2:
+        h2h = shared_tables(records, [a["agent"] for a in s["agents"]])
+        note = ("the row agent's win % in the games where the column agent sat at the same "
+                "table (games)")
     if h2h:
         names = [a["agent"] for a in s["agents"]]
-        parts.append("<h2>head to head</h2><p class='meta'>the row agent's win % against the "
-                     "column agent (games)</p><table class='grid' id='h2h'><tr><th></th>"
+        parts.append(f"<h2>head to head</h2><p class='meta'>{note}</p>"
+                     "<table class='grid' id='h2h'><tr><th></th>"
                      + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr>")
         for r in names:
             cells = []
@@ -105,6 +110,25 @@ def index_html(summary: dict[str, Any], records: Sequence[dict[str, Any]], repla
             f"<body><header class='top'><h1>{e(title)}</h1><div class='sub'>uno-env "
             "tournament report: standings, head to head, ratings, every game's replay</div>"
             f"</header><main class='report'>{''.join(parts)}</main></body></html>\n")
+
+
+def shared_tables(records: Sequence[dict[str, Any]],
+                  names: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """For more than 2 players: per pair of agents, how often the first won the games both
+    played in (what the 2-player head-to-head table shows, at a bigger table)."""
+    counts: dict[tuple[int, int], list[int]] = {}
+    for rec in records:
+        winners = set((rec.get("result") or {}).get("winners", []))
+        seats = rec.get("seats", [])
+        for s, a in enumerate(seats):
+            for b in set(seats) - {a}:
+                cell = counts.setdefault((a, b), [0, 0])
+                cell[0] += s in winners
+                cell[1] += 1
+    out: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
+    for (a, b), (w, g) in counts.items():
+        out[names[a]][names[b]] = {"games": g, "wins": w, "win_rate": w / g}
+    return out
 
 
 def _games(records: Sequence[dict[str, Any]], replays: bool) -> str:
