@@ -139,8 +139,8 @@ def test_a_seat_view_holds_only_the_observation(variant: str, players: int) -> N
 
 
 def test_effects_say_what_a_decision_caused() -> None:
-    before = {"hand": [3, 5], "side": 0, "dir": 1, "power": [True, True], "uno": [False] * 2,
-              "rounds": 0, "scores": [0, 0]}
+    before = {"hand": [3, 5], "side": 0, "dir": 1, "power": [True, True], "rounds": 0,
+              "scores": [0, 0]}
     after = {**before, "hand": [3, 9], "side": 1, "dir": -1, "power": [False, True]}
     names = ["you", "player_1"]
     assert effects(before, after, names, 0, 0) == [

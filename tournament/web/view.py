@@ -114,14 +114,14 @@ def frame(state: Any) -> dict[str, Any]:
 # --- public events ----------------------------------------------------------------------------
 def public_facts(state: Any) -> dict[str, Any]:
     """What everyone at the table sees change: hand sizes, side, direction, Power Cards,
-    UNO calls, rounds and scores."""
+    rounds and scores."""
     return {"hand": list(state.hand_len), "side": state.side, "dir": state.direction,
-            "power": list(state.power), "uno": list(state.uno_called),
-            "rounds": len(state.round_results), "scores": list(state.scores)}
+            "power": list(state.power), "rounds": len(state.round_results),
+            "scores": list(state.scores)}
 
 
 def effects(before: dict[str, Any], after: dict[str, Any], names: list[str], actor: int,
-            kind: int, palettes: list[list[str]] | None = None) -> list[str]:
+            kind: int) -> list[str]:
     """What a decision visibly caused, in words (for move lists and the play log)."""
     def draws(s: int) -> str:
         return "you draw" if names[s] == "you" else f"{names[s]} draws"
