@@ -14,12 +14,12 @@ illegal action forfeits that game: it loses, every other seat wins, and the reco
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import multiprocessing
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -27,8 +27,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from tournament.players import check_agent, close_processes, seat_for
+from tournament.players import load_agent as load_agent  # re-exported: play.py loads agents
+from tournament.process import Limits
+from tournament.protocol import AgentFault
+from tournament.protocol import result as result_message
 from tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
 
 BACKENDS = ("local", "ray")
@@ -52,8 +55,28 @@ class TournamentConfig:
     options: dict[str, Any] = field(default_factory=dict)
     duplicate: bool = True
     max_steps: int | None = None
+    move_time: float | None = None
+    """Seconds per decision for agents in their own processes (None: 1 s, and the Python
+    specs play in this process, unlimited; a number: every agent plays in a process)."""
+    bank_time: float = 10.0
+    first_move_time: float = 10.0
+    memory_mb: int | None = 2048
+    cpu_time: float | None = 60.0
+    agent_process: str = "game"
     workers: int = 1
     backend: str = "local"
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(move=1.0 if self.move_time is None else self.move_time,
+                      bank=self.bank_time, first_move=self.first_move_time,
+                      memory_mb=self.memory_mb, cpu=self.cpu_time,
+                      process=self.agent_process)
+
+    @property
+    def isolate(self) -> bool:
+        """Whether the Python specs play in processes too (a time limit was set)."""
+        return self.move_time is not None
 
     def identity(self) -> dict[str, Any]:
         """The settings the results depend on (what ``--resume`` must find unchanged)."""
@@ -76,6 +99,7 @@ class TournamentConfig:
             raise ValueError(f"games must be >= 1, got {self.games}")
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError(f"max_steps must be None or >= 1, got {self.max_steps}")
+        self.limits.validate()
         Game(self.variant, self.players, **self.options)  # variant, player count, options
 
     @property
@@ -112,6 +136,10 @@ class GameTask:
     seats: tuple[int, ...]
     agents: tuple[str, ...]
     agent_seeds: tuple[int, ...]
+    limits: Limits = Limits()
+    isolate: bool = False
+    cwd: str | None = None
+    """The folder relative program paths of ``cmd:`` specs are resolved in."""
 
 
 def make_tasks(config: TournamentConfig) -> list[GameTask]:
@@ -120,6 +148,7 @@ def make_tasks(config: TournamentConfig) -> list[GameTask]:
 
     game = Game(config.variant, config.players, **config.options)
     names = list(game.card_names)
+    limits, cwd = config.limits, os.getcwd()
     deals: dict[int, Any] = {}
     out = []
     for fx in config.schedule():
@@ -133,37 +162,12 @@ def make_tasks(config: TournamentConfig) -> list[GameTask]:
             agents=tuple(config.agents[a] for a in fx.seats),
             agent_seeds=tuple(agent_seed(config.seed, fx.index, s)
                               for s in range(config.players)),
+            limits=limits, isolate=config.isolate, cwd=cwd,
         ))
     return out
 
 
-# --- agents ---------------------------------------------------------------------------------
-def load_agent(spec: str, variant: str, num_players: int, seed: int | None,
-               options: dict[str, Any]) -> Any:
-    """``agents.load(spec, ...)``, plus ``py:MODULE:NAME`` for any importable agent factory
-    (called as ``NAME(variant=, num_players=, seed=, **options)``)."""
-    if spec.startswith("py:"):
-        module, _, name = spec[3:].partition(":")
-        if not module or not name:
-            raise ValueError(f"agent spec {spec!r} must look like py:MODULE:NAME")
-        factory = getattr(importlib.import_module(module), name)
-        return factory(variant=variant, num_players=num_players, seed=seed, **options)
-    import agents
-
-    return agents.load(spec, variant=variant, num_players=num_players, seed=seed, **options)
-
-
-def check_agent(spec: str, variant: str, num_players: int, options: dict[str, Any]) -> None:
-    """Load ``spec`` once; a ``ValueError`` says why it cannot play this configuration."""
-    try:
-        load_agent(spec, variant, num_players, 0, options)
-    except (OSError, ImportError, AttributeError, TypeError, ValueError) as err:
-        raise ValueError(f"agent {spec!r} cannot play {variant} with {num_players} players: "
-                         f"{err}") from err
-
-
 _ENVS: dict[str, Any] = {}
-_AGENTS: dict[tuple[str, str, int], Any] = {}
 
 
 def _config_key(task: GameTask) -> str:
@@ -182,48 +186,65 @@ def _env_for(task: GameTask) -> Any:
     return env
 
 
-def _agent_for(task: GameTask, seat: int) -> Any:
-    """The agent of ``seat``, seeded for this game. Agents with a ``seed`` method are kept
-    between games (one per seat) and reseeded; others are built afresh with the seed."""
-    spec, seed = task.agents[seat], task.agent_seeds[seat]
-    key = (_config_key(task), spec, seat)
-    agent = _AGENTS.get(key)
-    if agent is not None and callable(getattr(agent, "seed", None)):
-        agent.seed(seed)
-    else:
-        agent = load_agent(spec, task.variant, task.num_players, seed, task.options)
-        _AGENTS[key] = agent
-    agent.reset()
-    return agent
-
-
 # --- one game -------------------------------------------------------------------------------
+def _seats(task: GameTask) -> list[Any]:
+    key = _config_key(task)
+    return [seat_for(key, task.agents[s], s, task.variant, task.num_players,
+                     task.agent_seeds[s], task.options, task.limits, task.isolate, task.cwd)
+            for s in range(task.num_players)]
+
+
+def _forfeit(task: GameTask, seat: int, player: Any, fault: AgentFault) -> dict[str, Any]:
+    """The record of a forfeit; the agent is stopped (a fresh one plays the next game)."""
+    player.fault()
+    out = {"seat": seat, "agent": task.agents[seat], "status": fault.status,
+           "reason": fault.reason}
+    stderr = player.stderr()
+    if stderr:
+        out["stderr"] = stderr
+    return out
+
+
 def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game and return its record (a replayable JSON object, see ``replay``)."""
+    """Play one game and return its record (a replayable JSON object, see ``replay``).
+
+    An agent's fault (timeout, crash, invalid answer) forfeits this game only: it loses,
+    every other seat wins, and the record says which status and why.
+    """
+    t0 = time.perf_counter()
     env = _env_for(task)
     env.reset(seed=task.seed, options={"deck": list(task.deck), "dealer": task.dealer})
-    players = [_agent_for(task, s) for s in range(task.num_players)]
+    players = _seats(task)
+    try:
+        return _play_seats(task, env, players, t0)
+    except BaseException:  # Ctrl-C or a bug: leave no agent process behind
+        for p in players:
+            p.fault()
+        raise
+
+
+def _play_seats(task: GameTask, env: Any, players: list[Any], t0: float) -> dict[str, Any]:
     actions: list[int] = []
     forfeit: dict[str, Any] | None = None
+    for seat, player in enumerate(players):
+        try:
+            player.begin(env, task.index, seat, task.agent_seeds[seat])
+        except AgentFault as fault:
+            forfeit = _forfeit(task, seat, player, fault)
+            break
     engine = env.engine
-    while not engine.is_over and not any(env.truncations.values()):
+    while forfeit is None and not engine.is_over and not any(env.truncations.values()):
         name = env.agent_selection
         seat = env.agent_name_mapping[name]
         obs = env.observe(name)
         try:
-            action = players[seat].act(obs["observation"], obs["action_mask"])
-        except Exception as err:  # any agent failure forfeits the game, never the tournament
-            forfeit = {"seat": seat, "agent": task.agents[seat],
-                       "reason": f"raised {type(err).__name__}: {err}"[:300]}
+            action = players[seat].act(env, obs["observation"], obs["action_mask"],
+                                       len(actions))
+        except AgentFault as fault:
+            forfeit = _forfeit(task, seat, players[seat], fault)
             break
-        legal = isinstance(action, int | np.integer) and not isinstance(action, bool) and (
-            0 <= int(action) < len(obs["action_mask"]) and bool(obs["action_mask"][action]))
-        if not legal:
-            forfeit = {"seat": seat, "agent": task.agents[seat],
-                       "reason": f"illegal action {action!r}"[:300]}
-            break
-        env.step(int(action))
-        actions.append(int(action))
+        env.step(action)
+        actions.append(action)
         engine = env.engine
     n = task.num_players
     truncated = forfeit is None and not engine.is_over
@@ -231,7 +252,14 @@ def play_game(task: GameTask) -> dict[str, Any]:
         winners = [s for s in range(n) if s != forfeit["seat"]]
     else:
         winners = engine.winners()
-    return {
+    statuses = ["ok"] * n
+    if forfeit is not None:
+        statuses[forfeit["seat"]] = forfeit["status"]
+    for seat, player in enumerate(players):
+        if forfeit is None or seat != forfeit["seat"]:
+            player.end(result_message(seat, winners, list(engine.scores), statuses, forfeit,
+                                      truncated))
+    record: dict[str, Any] = {
         "game": task.index,
         "deal": task.deal,
         "variant": task.variant,
@@ -252,8 +280,14 @@ def play_game(task: GameTask) -> dict[str, Any]:
             "rounds": len(engine.round_results),
             "truncated": truncated,
             "forfeit": forfeit,
+            "statuses": statuses,
         },
     }
+    timing = [p.timing() for p in players]
+    if any(t is not None for t in timing):
+        record["limits"] = task.limits.message()
+        record["timing"] = {"seconds": round(time.perf_counter() - t0, 3), "seats": timing}
+    return record
 
 
 def _init_worker() -> None:
@@ -351,7 +385,7 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
     config.validate()
     tasks = make_tasks(config)
     for spec in dict.fromkeys(config.agents):  # a bad spec or checkpoint fails here, once
-        check_agent(spec, config.variant, config.players, config.options)
+        check_agent(spec, config.variant, config.players, config.options, os.getcwd())
     log: GameLog | None = None
     done: dict[int, dict[str, Any]] = {}
     if out is not None:
@@ -384,6 +418,7 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
             bar.close()
         if log is not None:
             log.close()
+        close_processes()
     records = [done[t.index] for t in tasks]
     if log is not None:
         log.rewrite(records)
