@@ -43,11 +43,13 @@ def main() -> int:
             elif mode == "alloc":
                 hoard = []
                 while True:
-                    hoard.append(bytearray(1 << 24))
+                    hoard.append(bytes(1 << 24))  # calloc: fast to reach the limit
             elif mode == "slow" and moves < at + 3:
                 time.sleep(0.25)
-            elif mode == "chatty":
-                sys.stdout.write(json.dumps({"action": action}) + "\n")
+            elif mode == "chatty":  # both lines in one write: the runner sees the second
+                sys.stdout.write((json.dumps({"action": action}) + "\n") * 2)
+                sys.stdout.flush()
+                continue
         sys.stdout.write(json.dumps({"action": action}) + "\n")
         sys.stdout.flush()
     return 0

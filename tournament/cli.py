@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tournament import check as check_cmd
 from tournament import play as play_cmd
 from tournament import replay as replay_cmd
+from tournament.process import PROCESS_LIFETIMES
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -82,7 +84,7 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--players", type=int, default=None, help="2-10 (default 2)")
     p.add_argument("--agents", default=None,
                    help="comma-separated agent specs: random, rule, ppo:PATH, ppo:VARIANT, "
-                        "sb3:PATH, py:MODULE:NAME (default random,rule)")
+                        "sb3:PATH, py:MODULE:NAME, 'cmd:PROGRAM ARGS' (default random,rule)")
     p.add_argument("--games", type=int, default=None,
                    help="games to play, rounded up to whole schedule cycles (default 100)")
     p.add_argument("--seed", type=int, default=None,
@@ -95,7 +97,13 @@ def add_tournament_parser(sub: Any) -> None:
                    help="a fresh deal for every game instead of duplicate deals")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel processes (default: the CPU count, at most 8)")
-    p.add_argument("--backend", choices=("local", "ray"), default=None)
+    p.add_argument("--backend", choices=("local", "ray"), default=None,
+                   help="ray: games as Ray tasks (on the cluster RAY_ADDRESS names, else a "
+                        "local one)")
+    check_cmd.add_limit_args(p, defaults=False)
+    p.add_argument("--agent-process", choices=PROCESS_LIFETIMES, default=None,
+                   help="game: a fresh process per agent per game (default); match: one "
+                        "serves all the games a worker plays with it")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default results/tournament/NAME-TIME)")
     p.add_argument("--resume", action="store_true",
@@ -124,7 +132,7 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         cfg.backend = a.backend or cfg.backend
         return cfg, out
     known = {"variant", "players", "agents", "games", "seed", "options", "duplicate",
-             "max_steps", "workers", "backend", "out"}
+             "max_steps", "workers", "backend", "out", *LIMIT_KEYS}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"unknown keys in {a.config}: {unknown}; allowed: {sorted(known)}")
@@ -145,8 +153,28 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         max_steps=a.max_steps if a.max_steps is not None else data.get("max_steps"),
         workers=a.workers or int(data.get("workers") or min(8, os.cpu_count() or 1)),
         backend=a.backend or data.get("backend", "local"),
+        **_limits(a, data),
     )
     return cfg, out
+
+
+LIMIT_KEYS = ("move_time", "bank_time", "first_move_time", "memory_mb", "cpu_time",
+              "agent_process")
+
+
+def _limits(a: argparse.Namespace, data: dict[str, Any]) -> dict[str, Any]:
+    """The limit settings given by flag or YAML key (flags win); 0 turns memory/cpu off."""
+    out: dict[str, Any] = {}
+    for key in LIMIT_KEYS:
+        value = getattr(a, key, None)
+        if value is None:
+            value = data.get(key)
+        if value is None:
+            continue
+        if key in ("memory_mb", "cpu_time") and value == 0:
+            value = None
+        out[key] = value
+    return out
 
 
 def cmd_tournament(a: argparse.Namespace) -> int:
@@ -156,7 +184,7 @@ def cmd_tournament(a: argparse.Namespace) -> int:
     cfg, out = config_from_args(a)
     cfg.validate()
     for spec in dict.fromkeys(cfg.agents):
-        check_agent(spec, cfg.variant, cfg.players, cfg.options)
+        check_agent(spec, cfg.variant, cfg.players, cfg.options, os.getcwd())
     if out is None:
         if a.resume:
             raise ValueError("--resume needs --out DIR (the folder of the interrupted run)")
@@ -195,8 +223,9 @@ def _meta(cfg: Any) -> dict[str, Any]:
 
 # --- registration and demo ------------------------------------------------------------------
 def register(sub: Any) -> None:
-    """Add ``tournament``, ``replay`` and ``play`` to the ``uno-env`` subcommands."""
+    """Add ``tournament``, ``check-agent``, ``replay`` and ``play`` to the subcommands."""
     add_tournament_parser(sub)
+    check_cmd.add_parser(sub)
     replay_cmd.add_parser(sub)
     play_cmd.add_parser(sub)
 

@@ -140,7 +140,8 @@ class ProcessSeat:
     def _reset_clock(self) -> None:
         self.bank = self.limits.bank
         self.moves = 0
-        self.total = self.slowest = 0.0
+        self.total = self.first = self.slowest = 0.0
+        self.exited: bool | None = None
 
     def begin(self, env: Any, game: int, seat: int, seed: int) -> None:
         if self.proc is not None and self.proc.alive and self.limits.process == "match":
@@ -155,10 +156,7 @@ class ProcessSeat:
         assert self.proc is not None
         first = self.moves == 0
         allow = self.limits.first_move if first else self.limits.move
-        msg = protocol.act(env, obs, mask, step)
-        msg["move_ms"] = round(allow * 1000)
-        msg["bank_ms"] = round(self.bank * 1000)
-        msg["time_left_ms"] = msg["move_ms"] + msg["bank_ms"]
+        msg = protocol.act(env, obs, mask, step, round(allow * 1000), round(self.bank * 1000))
         t0 = time.monotonic()
         self.proc.send(msg)
         try:
@@ -173,7 +171,10 @@ class ProcessSeat:
         self.bank = max(0.0, self.bank - max(0.0, took - allow))
         self.moves += 1
         self.total += took
-        self.slowest = max(self.slowest, took)
+        if first:
+            self.first = took
+        else:
+            self.slowest = max(self.slowest, took)
         return protocol.parse_answer(line, msg["legal"])
 
     def fault(self) -> None:
@@ -187,7 +188,7 @@ class ProcessSeat:
         with contextlib.suppress(AgentFault):  # the game is decided: a late fault is moot
             self.proc.send(result)
         if self.limits.process == "game":
-            self.proc.close()
+            self.exited = self.proc.close()
 
     def close(self) -> None:
         if self.proc is not None:
@@ -199,8 +200,8 @@ class ProcessSeat:
 
     def timing(self) -> dict[str, Any] | None:
         return {"moves": self.moves, "total_ms": round(self.total * 1000, 1),
-                "max_ms": round(self.slowest * 1000, 1),
-                "bank_left_ms": round(self.bank * 1000, 1)}
+                "first_ms": round(self.first * 1000, 1), "max_ms": round(self.slowest * 1000, 1),
+                "bank_left_ms": round(self.bank * 1000, 1), "exited": self.exited}
 
 
 _AGENTS: dict[tuple[str, str, int], Any] = {}

@@ -207,15 +207,19 @@ class AgentProcess:
             secs = math.ceil(used + self.limits.cpu)
             resource.prlimit(self.proc.pid, resource.RLIMIT_CPU, (secs, secs + 1))
 
-    def close(self, grace: float = 0.5) -> None:
-        """End the agent: close its stdin, give it ``grace`` seconds, then kill its session."""
+    def close(self, grace: float = 0.5) -> bool:
+        """End the agent: close its stdin, give it ``grace`` seconds, then kill its session.
+        True when it exited by itself in that time."""
         with contextlib.suppress(OSError, ValueError):
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
+        exited = False
         if grace > 0:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=grace)
+                exited = True
         self.kill()
+        return exited
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

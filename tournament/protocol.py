@@ -75,8 +75,9 @@ def numbers(obs: np.ndarray) -> list[Any]:
     return [float(x) for x in obs]
 
 
-def act(env: Any, obs: np.ndarray, mask: np.ndarray, step: int) -> dict[str, Any]:
-    """A decision to take (the runner adds the time fields when it sends it)."""
+def act(env: Any, obs: np.ndarray, mask: np.ndarray, step: int, move_ms: int,
+        bank_ms: int) -> dict[str, Any]:
+    """A decision to take, with the time for it: ``move_ms`` plus what is left of the bank."""
     flat = numbers(obs)
     return {
         "type": "act",
@@ -85,6 +86,9 @@ def act(env: Any, obs: np.ndarray, mask: np.ndarray, step: int) -> dict[str, Any
         "observation": flat,
         "pieces": {p.name: flat[p.start:p.stop] for p in env.layout.pieces},
         "legal": np.flatnonzero(mask).tolist(),
+        "move_ms": move_ms,
+        "bank_ms": bank_ms,
+        "time_left_ms": move_ms + bank_ms,
     }
 
 
@@ -115,6 +119,8 @@ def parse_answer(line: bytes, legal: list[int]) -> int:
         raise AgentFault("invalid", f"answer must be a JSON object like {{\"action\": 3}}, "
                                     f"got {shown!r}")
     action = msg.get("action")
+    if isinstance(action, float) and action.is_integer():  # JSON has one number type
+        action = int(action)
     if not isinstance(action, int) or isinstance(action, bool):
         raise AgentFault("invalid", f"answer needs an integer \"action\", got {shown!r}")
     if action not in legal:

@@ -63,6 +63,8 @@ class TournamentConfig:
     memory_mb: int | None = 2048
     cpu_time: float | None = 60.0
     agent_process: str = "game"
+    isolate_python: bool | None = None
+    """Python specs in processes too; None: exactly when ``move_time`` is set."""
     workers: int = 1
     backend: str = "local"
 
@@ -76,7 +78,7 @@ class TournamentConfig:
     @property
     def isolate(self) -> bool:
         """Whether the Python specs play in processes too (a time limit was set)."""
-        return self.move_time is not None
+        return self.move_time is not None if self.isolate_python is None else self.isolate_python
 
     def identity(self) -> dict[str, Any]:
         """The settings the results depend on (what ``--resume`` must find unchanged)."""
@@ -353,7 +355,9 @@ def _check_meta(out: Path, config: TournamentConfig, resume: bool) -> None:
     meta_path = out / META_NAME
     log_path = out / LOG_NAME
     if resume and meta_path.exists():
-        want, have = json.loads(meta_path.read_text()).get("config", {}), config.identity()
+        want = json.loads(meta_path.read_text()).get("config", {})
+        want = {**TournamentConfig(agents=config.agents).identity(), **want}  # older logs
+        have = config.identity()
         if want != have:
             diff = {k: (want.get(k), have.get(k)) for k in sorted(set(want) | set(have))
                     if want.get(k) != have.get(k)}
