@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # torch must be pinned exactly: a CPU wheel of 2.13.0 lies in /opt/wheels; anything looser
 # lets pip pull a multi-GB CUDA build.  Keep in sync with the `train` extra in pyproject.toml.
 TORCH  := torch==2.13.0
-EXTRAS := train,tournament,bench,dev
+EXTRAS := train,tournament,bench,dev,ray
 
 .PHONY: venv demo test lint fix typecheck bench clean
 
