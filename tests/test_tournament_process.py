@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from tournament.check import check
-from tournament.process import Limits
+from tournament.process import AgentProcess, Limits
+from tournament.protocol import AgentFault
 from tournament.runner import TournamentConfig, run_tournament
 from uno_env.cli import main as uno_main
 
@@ -110,6 +111,27 @@ def test_a_program_that_cannot_start() -> None:
     records = _run([f"cmd:{sys.executable} tests/no_such_script.py", "random"])
     assert {r["result"]["forfeit"]["status"] for r in records} == {"crash"}
     assert "No such file" in records[0]["result"]["forfeit"]["stderr"]
+
+
+def test_an_agent_that_stops_reading_cannot_stall_the_runner() -> None:
+    p = AgentProcess(["sleep", "30"], Limits())
+    t0 = time.monotonic()
+    with pytest.raises(AgentFault, match="does not read its stdin") as err:
+        for _ in range(100):  # 1 MB: far past what the pipe holds
+            p.send({"type": "act", "pad": "x" * 10_000}, time.monotonic() + 0.3)
+    assert err.value.status == "timeout" and time.monotonic() - t0 < 3
+    p.kill()
+    assert not p.alive
+
+
+def test_stderr_keeps_its_end() -> None:
+    code = "import sys; sys.stderr.write('a' * 100000 + 'END'); sys.stderr.flush(); input()"
+    p = AgentProcess([sys.executable, "-c", code], Limits(stderr_bytes=1000))
+    deadline = time.monotonic() + 10
+    while not p.stderr().endswith("END") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert p.stderr() == "a" * 997 + "END"
+    p.close()
 
 
 # --- the bar: rule, a node agent and a hanging agent -----------------------------------------

@@ -158,11 +158,12 @@ class ProcessSeat:
         allow = self.limits.first_move if first else self.limits.move
         msg = protocol.act(env, obs, mask, step, round(allow * 1000), round(self.bank * 1000))
         t0 = time.monotonic()
-        self.proc.send(msg)
+        deadline = t0 + allow + self.bank
         try:
-            line = self.proc.ask(t0 + allow + self.bank)
+            self.proc.send(msg, deadline)
+            line = self.proc.ask(deadline)
         except AgentFault as err:
-            if err.status != "timeout" or "CPU" in err.reason:
+            if err.reason != "no answer in time":
                 raise
             what = "first-move" if first else "move"
             raise AgentFault("timeout", f"no answer within the {what} limit "

@@ -111,8 +111,11 @@ class AgentProcess:
             raise AgentFault("crash", f"cannot start {self.argv[0]!r}: {err.strerror or err}"
                              ) from None
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        assert self.proc.stdin is not None
         self._out = self.proc.stdout.fileno()
+        self._in = self.proc.stdin.fileno()
         os.set_blocking(self._out, False)
+        os.set_blocking(self._in, False)
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
         self._buf = b""
@@ -136,19 +139,26 @@ class AgentProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write one message; output the agent wrote without being asked is ``invalid``."""
+    def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
+        """Write one message by ``deadline`` (default: 2 s from now): an agent that stops
+        reading its stdin cannot stall the runner. Output the agent wrote without being
+        asked is ``invalid``."""
         self._read_available()
         if self._buf:
             raise AgentFault("invalid", "wrote to stdout without being asked: "
                              f"{self._buf[:80].decode('utf-8', 'replace')!r}")
-        stdin = self.proc.stdin
-        assert stdin is not None
-        try:
-            stdin.write(encode(message))
-            stdin.flush()
-        except (BrokenPipeError, ConnectionResetError, ValueError):
-            raise self._died() from None
+        data = memoryview(encode(message))
+        end = time.monotonic() + 2.0 if deadline is None else deadline
+        while data:
+            try:
+                data = data[os.write(self._in, data):]
+            except BlockingIOError:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise AgentFault("timeout", "does not read its stdin") from None
+                select.select([], [self._in], [], left)
+            except OSError:  # BrokenPipeError, ConnectionResetError: it has gone
+                raise self._died() from None
 
     def ask(self, deadline: float) -> bytes:
         """The next line the agent writes, by ``deadline`` (``time.monotonic()``)."""
