@@ -72,10 +72,11 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
 
 
 def add_parser(sub: Any) -> None:
+    from uno_env.cli import COMMANDS
     from uno_env.variants import list_variants
 
     p = sub.add_parser(
-        "check-agent", help="play a few games with an agent and report protocol errors",
+        "check-agent", help=COMMANDS["check-agent"].help,
         description="Plays a few games between SPEC (any agent spec, e.g. 'cmd:node "
                     "examples/agents/random_agent.js') and an opponent, through the stdio "
                     "protocol and under time and memory limits, and reports every forfeit "

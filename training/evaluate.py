@@ -16,20 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from agents.base import Agent, seed_agent
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% for z = 1.96)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+from uno_env.seeding import derive_seed
+from uno_env.stats import wilson_counts
 
 
 @dataclass
@@ -87,13 +76,13 @@ def seat_owner(game_index: int, seat: int) -> int:
 
 def deal_seed(seed: int, game_index: int) -> int:
     """The env seed of a game: the same for both games of a pair."""
-    return int(np.random.SeedSequence([seed, game_index // 2]).generate_state(1)[0])
+    return derive_seed(seed, game_index // 2)
 
 
 def agent_seed(seed: int, game_index: int, seat: int) -> int:
     """The seed of the agent at ``seat`` in a game (stochastic agents are reseeded per game,
     so results do not depend on how games are split between processes)."""
-    return int(np.random.SeedSequence([seed, game_index, seat, 1]).generate_state(1)[0])
+    return derive_seed(seed, game_index, seat, 1)
 
 
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -215,7 +204,7 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
     points = [sum(p["points"][i] for p in parts) for i in range(2)]
     results = []
     for i in range(2):
-        lo, hi = wilson_interval(wins[i], games)
+        lo, hi = wilson_counts(wins[i], games)
         results.append(AgentResult(names[i], wins[i], wins[i] / games, lo, hi,
                                    points[i] / games))
     return EvalResult(

@@ -1,0 +1,117 @@
+"""Reports of a self-play run: the training curve plot, and the results file of a trained
+policy (``python -m training.selfplay results ...``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+
+def plot_curve(curve: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+    """Win rate (with 95% intervals) against each evaluation opponent over training steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    opponents = [k for k in (curve[0] if curve else {}) if isinstance(curve[0][k], dict)]
+    for opp in opponents:
+        pts = [c for c in curve if opp in c]
+        x = [c["steps"] for c in pts]
+        y = [c[opp]["win_rate"] for c in pts]
+        lo = [c[opp]["ci_low"] for c in pts]
+        hi = [c[opp]["ci_high"] for c in pts]
+        ax.plot(x, y, marker="o", ms=3, label=f"vs {opp}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("win rate (greedy policy)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p)
+    plt.close(fig)
+    return p
+
+
+def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json: str | Path,
+                  out_png: str | Path, seed: int = 0, workers: int = 1,
+                  opponents: Sequence[str] = ("random", "rule")) -> dict[str, Any]:
+    """Evaluate a trained policy against each opponent with ``training.evaluate`` (each deal
+    twice, seats swapped), plot the run's training curve and write both to ``docs/results``."""
+    from training.evaluate import evaluate
+
+    run = Path(run_dir)
+    ck = torch.load(run / "checkpoint_last.pt", map_location="cpu", weights_only=True)
+    cfg = ck["config"]
+    agent = f"ppo:{policy}"
+    out: dict[str, Any] = {
+        "variant": cfg["variant"], "num_players": cfg["num_players"],
+        "options": ck["policy"]["options"], "policy": str(policy),
+        "training": {"trainer": "selfplay", "config": cfg, **ck["counters"],
+                     "curve_png": str(out_png)},
+        "evaluation": [],
+    }
+    opts = dict(cfg["options"])
+    for opp in opponents:
+        r = evaluate(agent, opp, games, variant=cfg["variant"], num_players=cfg["num_players"],
+                     seed=seed, options=opts, workers=workers, max_steps=cfg["max_steps"])
+        me = r.agents[0]
+        out["evaluation"].append({
+            "opponent": opp, "games": r.games, "wins": me.wins, "win_rate": me.win_rate,
+            "ci95": [me.ci_low, me.ci_high], "opponent_wins": r.agents[1].wins,
+            "no_winner": r.no_winner, "truncated": r.truncated, "seed": seed,
+            "seconds": round(r.seconds, 1),
+            "command": f"uno-env evaluate --agents {agent},{opp} --games {games} --seed {seed} "
+                       f"--variant {cfg['variant']} --players {cfg['num_players']} "
+                       f"--max-steps {cfg['max_steps']}",
+        })
+    p = Path(out_json)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(out, indent=1) + "\n")
+    plot_curve(ck["curve"], out_png,
+               f"{cfg['variant']}, {cfg['num_players']} players: self-play PPO "
+               f"(eval: {cfg['eval_games']} games per point, greedy)")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m training.selfplay CONFIG [key=value ...]`` trains (``uno-env train`` does
+    the same through ``training.cli``);
+    ``python -m training.selfplay results RUN_DIR POLICY GAMES OUT_JSON OUT_PNG [WORKERS]``
+    evaluates a policy and plots its run's curve (see :func:`write_results`)."""
+    import yaml
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    if args[0] == "results":
+        if len(args) not in (6, 7):
+            print(main.__doc__, file=sys.stderr)
+            return 2
+        res = write_results(args[1], args[2], int(args[3]), args[4], args[5],
+                            workers=int(args[6]) if len(args) == 7 else 1)
+        for e in res["evaluation"]:
+            print(f"vs {e['opponent']}: {e['wins']}/{e['games']} = {e['win_rate']:.4f} "
+                  f"[{e['ci95'][0]:.4f}, {e['ci95'][1]:.4f}]")
+        return 0
+    config = yaml.safe_load(Path(args[0]).read_text()) or {}
+    for item in args[1:]:
+        key, _, value = item.partition("=")
+        config[key] = yaml.safe_load(value)
+    from training.selfplay import train
+
+    train(config)
+    return 0
