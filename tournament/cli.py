@@ -1,8 +1,10 @@
 """The ``tournament`` command of ``uno-env`` (``replay`` and ``play`` live in their modules).
 
 ``uno-env tournament CONFIG`` reads a YAML file of ``configs/tournament/`` (keys: variant,
-players, agents, games, seed, options, duplicate, max_steps, workers, backend, out); every
-flag given on the command line overrides the file.
+players, agents, games, seed, options, duplicate, max_steps, workers, backend, out, and the
+limits of agent processes: move_time, bank_time, first_move_time, memory_mb, cpu_time,
+agent_process); every flag given on the command line overrides the file. In YAML, agents
+may be a list (a ``cmd:`` spec whose arguments hold a comma needs it).
 """
 
 from __future__ import annotations

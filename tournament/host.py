@@ -10,6 +10,7 @@ An exception in the agent ends the host with its traceback on stderr (a ``crash`
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -65,4 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # at once: the runner waits for the exit, and torch's teardown is slow
