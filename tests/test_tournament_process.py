@@ -26,7 +26,7 @@ FAULTY = f"cmd:{sys.executable} tests/faulty_agent.py"
 NODE = "cmd:node examples/agents/random_agent.js"
 PYTHON = f"cmd:{sys.executable} examples/agents/random_agent.py"
 QUICK = {"uno_catch": "off"}
-FAST = {"move_time": 0.2, "bank_time": 0.3, "first_move_time": 2.0, "isolate_python": False}
+FAST = {"move_time": 0.2, "bank_time": 0.5, "first_move_time": 3.0, "isolate_python": False}
 """Short limits (the suite shares two cores); in-process Python agents stay in process."""
 
 
@@ -89,7 +89,7 @@ def test_slow_but_inside_the_bank_is_ok_and_beyond_it_a_timeout() -> None:
         assert r["result"]["statuses"] == ["ok", "ok"] and r["result"]["forfeit"] is None
         t = r["timing"]["seats"][seat]
         # three moves of 250 ms against a 200 ms limit: about 150 ms came out of the bank
-        assert t["moves"] > 3 and 600 < t["bank_left_ms"] < 960, t
+        assert t["moves"] > 3 and 400 < t["bank_left_ms"] < 960, t
     beyond = _run([f"{FAULTY} slow 2", "random"], bank_time=0.05)
     assert {r["result"]["forfeit"]["status"] for r in beyond} == {"timeout"}
 
@@ -140,8 +140,8 @@ def test_rule_node_and_a_hanging_agent(tmp_path: Path,
     hang = f"{FAULTY} hang 3"
     out = tmp_path / "t"
     assert uno_main(["tournament", "--agents", f"rule,{NODE},{hang}", "--games", "6",
-                     "--seed", "1", "--option", "uno_catch=off", "--move-time", "0.2",
-                     "--bank-time", "0.2", "--first-move-time", "3", "--workers", "1",
+                     "--seed", "1", "--option", "uno_catch=off", "--move-time", "0.5",
+                     "--bank-time", "0.5", "--first-move-time", "5", "--workers", "1",
                      "--no-progress", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     records = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
@@ -172,6 +172,17 @@ def test_hosted_python_agents_play_as_in_process() -> None:
     assert [r["result"]["winners"] for r in hosted] == [r["result"]["winners"] for r in inside]
 
 
+def test_process_modes_and_workers_give_the_same_games() -> None:
+    """A process per game in one worker, or kept per match over two worker processes: the
+    example agents seed themselves from hello, so the games are the same."""
+    one = _run(["rule", NODE, PYTHON], games=6)
+    two = _run(["rule", NODE, PYTHON], games=6, workers=2, agent_process="match")
+    assert _untimed(one) == [{**r, "limits": {**r["limits"], "process": "game"}}
+                             for r in _untimed(two)]
+    assert all(s == "ok" for r in one for s in r["result"]["statuses"])
+    assert not _agent_processes()
+
+
 @pytest.mark.parametrize("spec", [PYTHON, NODE])
 def test_example_agents_pass_check_agent(spec: str) -> None:
     lines, errors, warnings = check(spec, games=2, limits=Limits(move=0.5, first_move=3.0))
@@ -188,9 +199,10 @@ def test_check_agent_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 # --- kill and resume ------------------------------------------------------------------------
 def test_sigkill_and_resume_give_the_same_log(tmp_path: Path) -> None:
-    args = ["--agents", f"rule,{NODE},{PYTHON},{FAULTY} hang 4", "--games", "12", "--seed",
-            "9", "--option", "uno_catch=off", "--move-time", "0.2", "--bank-time", "0.1",
-            "--first-move-time", "3", "--workers", "1", "--no-progress"]
+    # limits generous enough that only the hanging agent ever times out on a loaded machine
+    args = ["--agents", f"rule,{NODE},{FAULTY} hang 4", "--games", "6", "--seed", "9",
+            "--option", "uno_catch=off", "--move-time", "0.5", "--bank-time", "0.5",
+            "--first-move-time", "5", "--workers", "1", "--no-progress"]
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
     cmd = [sys.executable, "-m", "uno_env.cli", "tournament", *args]
@@ -201,13 +213,13 @@ def test_sigkill_and_resume_give_the_same_log(tmp_path: Path) -> None:
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     log = cut / "games.jsonl"
     deadline = time.monotonic() + 120
-    while not log.exists() or log.read_bytes().count(b"\n") < 4:
+    while not log.exists() or log.read_bytes().count(b"\n") < 2:
         assert p.poll() is None, p.communicate()
         assert time.monotonic() < deadline
         time.sleep(0.01)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait(timeout=30)
-    assert log.read_bytes().count(b"\n") < 12
+    assert log.read_bytes().count(b"\n") < 6
     time.sleep(0.2)  # the agents die with the runner (PR_SET_PDEATHSIG)
     assert not _agent_processes()
     resumed = subprocess.run([*cmd, "--out", str(cut), "--resume"], cwd=ROOT, env=env,
@@ -215,7 +227,7 @@ def test_sigkill_and_resume_give_the_same_log(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     a = [json.loads(x) for x in (whole / "games.jsonl").read_text().splitlines()]
     b = [json.loads(x) for x in log.read_text().splitlines()]
-    assert len(a) == len(b) == 12 and _untimed(a) == _untimed(b)
+    assert len(a) == len(b) == 6 and _untimed(a) == _untimed(b)
     assert {r["result"]["forfeit"]["status"] for r in a if r["result"]["forfeit"]} == {
         "timeout"}
     assert json.loads((whole / "results.json").read_text()) == json.loads(

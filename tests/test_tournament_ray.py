@@ -57,8 +57,8 @@ def test_same_results_on_ray_in_process_driver(cluster: str) -> None:
 def test_command_line_on_an_existing_cluster_gives_the_local_games(
         cluster: str, tmp_path: Path) -> None:
     args = ["tournament", "--agents", f"rule,random,{NODE},{HANG}", "--games", "12",
-            "--seed", "2", "--option", "uno_catch=off", "--move-time", "0.2", "--bank-time",
-            "0.2", "--first-move-time", "5", "--no-progress"]
+            "--seed", "2", "--option", "uno_catch=off", "--move-time", "0.5", "--bank-time",
+            "0.5", "--first-move-time", "10", "--no-progress"]  # only HANG ever times out
     local, remote = tmp_path / "local", tmp_path / "ray"
     assert uno_main([*args, "--workers", "1", "--out", str(local)]) == 0
     env = dict(os.environ, RAY_ADDRESS=cluster,
