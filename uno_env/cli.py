@@ -169,7 +169,8 @@ def cmd_bench(a: argparse.Namespace) -> int:
     for v in variants:
         include = v == "classic" and not a.no_rlcard
         print(report(bench(v, a.players, seconds=a.seconds, rounds=a.rounds,
-                           include_rlcard=include, seed=a.seed)))
+                           include_rlcard=include, seed=a.seed,
+                           options=options_dict(a.option))))
         print()
     return 0
 
@@ -193,6 +194,8 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-rlcard", action="store_true")
+    p.add_argument("--option", action="append", type=parse_option, metavar="K=V",
+                   help="rule option of our contenders, repeatable (e.g. voluntary_draw=true)")
     p.set_defaults(func=cmd_bench)
 
 
