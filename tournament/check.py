@@ -72,6 +72,7 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
 
 
 def add_parser(sub: Any) -> None:
+    from tournament.cli import add_limit_args
     from uno_env.cli import COMMANDS
     from uno_env.variants import list_variants
 
@@ -91,27 +92,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--option", action="append", default=[], metavar="K=V")
     add_limit_args(p)
     p.set_defaults(func=cmd_check_agent)
-
-
-def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
-    """The limit flags shared by ``tournament`` and ``check-agent`` (seconds, MiB)."""
-    d = Limits()
-
-    def default(value: Any) -> Any:
-        return value if defaults else None
-
-    p.add_argument("--move-time", type=float, default=None,
-                   help=f"seconds per decision (default {d.move}); in a tournament, setting it "
-                        "also runs the Python specs in their own processes")
-    p.add_argument("--bank-time", type=float, default=default(d.bank),
-                   help=f"overage bank per game, seconds (default {d.bank})")
-    p.add_argument("--first-move-time", type=float, default=default(d.first_move),
-                   help=f"seconds for an agent's first decision (default {d.first_move})")
-    p.add_argument("--memory-mb", type=int, default=default(d.memory_mb),
-                   help=f"address-space limit per agent process, MiB; 0: none "
-                        f"(default {d.memory_mb})")
-    p.add_argument("--cpu-time", type=float, default=default(d.cpu),
-                   help=f"CPU seconds per agent per game; 0: none (default {d.cpu})")
 
 
 def cmd_check_agent(a: argparse.Namespace) -> int:

@@ -17,8 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tournament import check as check_cmd
-from tournament.process import PROCESS_LIFETIMES
+from tournament.process import PROCESS_LIFETIMES, Limits
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -100,7 +99,7 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--backend", choices=("local", "ray"), default=None,
                    help="ray: games as Ray tasks (on the cluster RAY_ADDRESS names, else a "
                         "local one)")
-    check_cmd.add_limit_args(p, defaults=False)
+    add_limit_args(p, defaults=False)
     p.add_argument("--agent-process", choices=PROCESS_LIFETIMES, default=None,
                    help="game: a fresh process per agent per game (default); match: one "
                         "serves all the games a worker plays with it")
@@ -110,6 +109,27 @@ def add_tournament_parser(sub: Any) -> None:
                    help="continue the tournament logged in --out")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_tournament)
+
+
+def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
+    """The limit flags shared by ``tournament`` and ``check-agent`` (seconds, MiB)."""
+    d = Limits()
+
+    def default(value: Any) -> Any:
+        return value if defaults else None
+
+    p.add_argument("--move-time", type=float, default=None,
+                   help=f"seconds per decision (default {d.move}); in a tournament, setting it "
+                        "also runs the Python specs in their own processes")
+    p.add_argument("--bank-time", type=float, default=default(d.bank),
+                   help=f"overage bank per game, seconds (default {d.bank})")
+    p.add_argument("--first-move-time", type=float, default=default(d.first_move),
+                   help=f"seconds for an agent's first decision (default {d.first_move})")
+    p.add_argument("--memory-mb", type=int, default=default(d.memory_mb),
+                   help=f"address-space limit per agent process, MiB; 0: none "
+                        f"(default {d.memory_mb})")
+    p.add_argument("--cpu-time", type=float, default=default(d.cpu),
+                   help=f"CPU seconds per agent per game; 0: none (default {d.cpu})")
 
 
 def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
