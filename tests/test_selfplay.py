@@ -1,4 +1,4 @@
-"""The native PyTorch self-play trainer (training/selfplay.py) and the PPO agent."""
+"""The native PyTorch self-play trainer (training/selfplay/) and the PPO agent."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from agents.ppo import shipped_checkpoint  # noqa: E402
 from training.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayTrainer,
-    _sample,
     evaluate_policy,
+    sample_actions,
     train,
     write_results,
 )
@@ -110,7 +110,7 @@ def test_resume_continues_from_checkpoint(tmp_path: Path) -> None:
     s3 = t3.run()
     assert s2["steps"] >= 600 and s2["updates"] > s1["updates"]
     assert s2["games"] >= s1["games"] and s2["steps"] == s3["steps"]
-    assert t2.pool == t3.pool and len(t2.pool) == 2
+    assert t2.pool.versions == t3.pool.versions and len(t2.pool.versions) == 2
     second = params(run / "checkpoint_last.pt")
     assert not same(first, second)
     assert same(second, params(tmp_path / "other" / "checkpoint_last.pt"))
@@ -127,25 +127,25 @@ def test_every_seat_gets_its_terminal_reward(tmp_path: Path) -> None:
                              rollout_ticks=300))
     with torch.no_grad():  # no voluntary draws: games of tens of decisions, not thousands
         t.net.policy_head.bias[uno_env.Game("classic", 2).actions.draw] = -30.0
-    t._new_games()
-    t._alloc()
-    info = t._collect()
+    t.rollout.start()
+    info = t.rollout.collect(t.net)
     finished = sum(len(v) for v in info["results"].values()) - info["truncated"]
     assert finished >= 1
-    size = t.size
-    done = t.b_done[:size]
-    rew = t.b_rew[:size]
+    ro = t.rollout
+    size = ro.size
+    done = ro.b_done[:size]
+    rew = ro.b_rew[:size]
     assert int((done & (rew == 1)).sum()) == finished
     assert int((done & (rew == -1)).sum()) == finished
     assert not rew[~done].any()  # win_loss pays only at the end
-    train_idx, adv, ret = t._advantages()
-    pending = {j for row in t.last_idx for j in row if j >= 0}
+    train_idx, adv, ret = ro.advantages(t.cfg.gamma, t.cfg.gae_lambda)
+    pending = {j for row in ro.last_idx for j in row if j >= 0}
     assert len(train_idx) == size - len(pending)
     for j, r in zip(train_idx, ret, strict=True):
         if done[j]:
             assert r == pytest.approx(rew[j], abs=1e-5)  # terminal: return is the reward
     # a seat's chain: next decisions belong to the same seat, in order
-    nxt = t.b_next[:size]
+    nxt = ro.b_next[:size]
     assert all(nxt[j] > j for j in range(size) if nxt[j] >= 0)
     assert all(nxt[j] == -1 for j in range(size) if done[j])
 
@@ -156,10 +156,10 @@ def test_sampling_never_picks_masked_actions() -> None:
     mask = rng.random((500, 8)) < 0.3
     mask[:, 5] = True
     masked = np.where(mask, logits, -1e9).astype(np.float32)
-    acts, logp = _sample(masked, rng, greedy=False)
+    acts, logp = sample_actions(masked, rng, greedy=False)
     assert mask[np.arange(500), acts].all()
     assert (logp <= 0).all() and np.isfinite(logp).all()
-    greedy, _ = _sample(masked, rng, greedy=True)
+    greedy, _ = sample_actions(masked, rng, greedy=True)
     assert (greedy == masked.argmax(axis=1)).all()
 
 
