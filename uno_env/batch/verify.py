@@ -98,3 +98,48 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                 res.games += 1
         res.decisions += num_envs
     return res
+
+
+def config_matrix(variant: str) -> list[tuple[int, dict[str, Any]]]:
+    """(player count, options) covering every option value and the player counts 2, 3, 4 and
+    the variant's maximum, plus ``reward``/``episode`` modes and ``max_steps``."""
+    from uno_env.variants import find_variant
+
+    v = find_variant(variant)
+    top = v.max_players
+    counts = [2, 3, 4, top]
+    out: list[tuple[int, dict[str, Any]]] = [(n, {}) for n in counts]
+    k = 0
+    for name, spec in v.options.items():
+        values = list(spec.allowed) if spec.allowed is not None else [100]
+        for value in values:
+            if value == spec.default:
+                continue
+            opts: dict[str, Any] = {name: value}
+            if name == "target_score":
+                opts["episode"] = "match"
+            n = counts[k % len(counts)]
+            if name == "allow_more_players":
+                n = 10
+            out.append((n, opts))
+            k += 1
+    bools = {name: not spec.default for name, spec in v.options.items()
+             if spec.allowed == (False, True) and name != "allow_more_players"}
+    out.append((3, {**bools, "uno_catch": "decision"}))
+    out.append((2, {"episode": "match", "reward": "points", "target_score": 150}))
+    out.append((4, {"episode": "match", "scoring": "penalty", "target_score": 120,
+                    "reward": "points"}))
+    out.append((3, {"max_steps": 40}))
+    return out
+
+
+def run_variant(variant: str, decisions: int, seed: int = 0, num_envs: int = 8,
+                result: DiffResult | None = None) -> DiffResult:
+    """Spread ``decisions`` over :func:`config_matrix` (each configuration its own seeds)."""
+    res = result if result is not None else DiffResult()
+    matrix = config_matrix(variant)
+    per = max(num_envs, decisions // len(matrix))
+    for k, (n, opts) in enumerate(matrix):
+        run_config(variant, n, opts, per, num_envs=num_envs, seed=seed + 1000 * k,
+                   result=res)
+    return res
