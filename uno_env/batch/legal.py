@@ -3,6 +3,7 @@ mirroring ``State._compute_legal``; ``settle`` takes single-action decisions for
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from uno_env.batch import layout as L
@@ -16,86 +17,94 @@ from uno_env.rules.state import (
 )
 
 
-@njit(cache=True)
-def _add(s: Batch, i: int, a: int) -> None:
-    s.legal[i, a] = 1
-    s.S[i, L.NLEGAL] += 1
-    s.S[i, L.ONE_LEGAL] = a
+@njit(cache=True, inline="always")
+def _add(legal: np.ndarray, S: np.ndarray, i: int, a: int) -> None:
+    legal[i, a] = 1
+    S[i, L.NLEGAL] += 1
+    S[i, L.ONE_LEGAL] = a
 
 
 @njit(cache=True)
 def compute_legal(s: Batch, t: Tables, i: int) -> None:
+    # arrays bound once: numba counts references on every tuple access (see batch.borrow)
     S = s.S
-    s.legal[i, :] = 0
+    lg = s.legal
+    face_symbol = t.face_symbol
+    play_flex = t.play_flex
+    play_two = t.play_two
+    for a in range(t.na):
+        lg[i, a] = 0
     S[i, L.NLEGAL] = 0
     p = S[i, L.CUR]
     ph = S[i, L.PHASE]
-    cnt = s.counts[i, p]
+    cnt = s.counts
     hand_len = s.hand_len[i, p]
     uno_ok = t.uno_mode != UNO_OFF and not s.uno_called[i, p]
     top = top_face(s, t, i)
     col = S[i, L.COLOR]
     if ph == P_PLAY:
-        m = t.match[col, top]
+        m = t.match
         for f in range(t.nf):  # G-match; "play <face f>" is action f
-            if cnt[f] and m[f]:
-                _add(s, i, f)
+            if cnt[i, p, f] and m[col, top, f]:
+                _add(lg, S, i, f)
         if t.has_flex and s.power[i, p]:  # X-flex-play
-            fm = t.flex_match[col, top]
+            fm = t.flex_match
             for f in range(t.nf):
-                if cnt[f] and fm[f]:
-                    _add(s, i, t.play_flex[f])
+                if cnt[i, p, f] and fm[col, top, f]:
+                    _add(lg, S, i, play_flex[f])
         any_two = False
         if t.double_play:  # C-double-play
             for f in range(t.nf):
-                if cnt[f] >= 2 and m[f] and t.play_two[f] >= 0:
-                    _add(s, i, t.play_two[f])
+                if cnt[i, p, f] >= 2 and m[col, top, f] and play_two[f] >= 0:
+                    _add(lg, S, i, play_two[f])
                     any_two = True
         if uno_ok and ((hand_len == 2 and S[i, L.NLEGAL]) or (hand_len == 3 and any_two)):
-            _add(s, i, t.uno_a)
-        _add(s, i, t.draw_a)
+            _add(lg, S, i, t.uno_a)
+        _add(lg, S, i, t.draw_a)
     elif ph == P_DRAWN:  # G-draw-then-play, X-drawn-only: only the drawn card
         f = t.side_faces[S[i, L.SIDE], S[i, L.DRAWN]]
         if t.match[col, top, f]:
-            _add(s, i, f)
+            _add(lg, S, i, f)
         if (t.has_flex and t.play_flex[f] >= 0 and s.power[i, p]
                 and t.flex_match[col, top, f]):
-            _add(s, i, t.play_flex[f])
+            _add(lg, S, i, play_flex[f])
         if uno_ok and hand_len == 2 and S[i, L.NLEGAL]:
-            _add(s, i, t.uno_a)
-        _add(s, i, t.pass_a)
+            _add(lg, S, i, t.uno_a)
+        _add(lg, S, i, t.pass_a)
     elif ph == P_COLOR:
-        for k in range(t.color_act.shape[1]):
-            _add(s, i, t.color_act[S[i, L.SIDE], k])
+        ca = t.color_act
+        for k in range(ca.shape[1]):
+            _add(lg, S, i, ca[S[i, L.SIDE], k])
     elif ph == P_CHALLENGE or ph == P_STACK:
         if ph == P_CHALLENGE and S[i, L.CHAL_OK]:
-            _add(s, i, t.challenge_a)
+            _add(lg, S, i, t.challenge_a)
         if t.stacking:  # C-stacking: same symbol as the draw card on top
             tsym = t.face_symbol[top]
             can_stack = False
             for f in range(t.nf):
-                if cnt[f] and t.face_symbol[f] == tsym:
-                    _add(s, i, f)
+                if cnt[i, p, f] and face_symbol[f] == tsym:
+                    _add(lg, S, i, f)
                     can_stack = True
             if uno_ok and hand_len == 2 and can_stack:
-                _add(s, i, t.uno_a)
-        _add(s, i, t.accept_a)
+                _add(lg, S, i, t.uno_a)
+        _add(lg, S, i, t.accept_a)
     elif ph == P_CATCH:
-        _add(s, i, t.catch_a)
-        _add(s, i, t.pass_a)
+        _add(lg, S, i, t.catch_a)
+        _add(lg, S, i, t.pass_a)
     elif ph == P_JUMP_IN:
-        _add(s, i, top)
+        _add(lg, S, i, top)
         if uno_ok and hand_len == 2:
-            _add(s, i, t.uno_a)
-        _add(s, i, t.pass_a)
+            _add(lg, S, i, t.uno_a)
+        _add(lg, S, i, t.pass_a)
     elif ph == P_REVERSE_BACK:  # E-reverse-back: the Reverse of the effect's colour
-        _add(s, i, t.reverse_face[S[i, L.SIDE], t.face_color[top]])
+        _add(lg, S, i, t.reverse_face[S[i, L.SIDE], t.face_color[top]])
         if uno_ok and hand_len == 2:
-            _add(s, i, t.uno_a)
-        _add(s, i, t.accept_a)
+            _add(lg, S, i, t.uno_a)
+        _add(lg, S, i, t.accept_a)
     elif ph == P_TARGET:
+        ta = t.target_act
         for k in range(t.n - 1):
-            _add(s, i, t.target_act[k])
+            _add(lg, S, i, ta[k])
 
 
 @njit(cache=True)

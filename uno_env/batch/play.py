@@ -24,7 +24,7 @@ from uno_env.rules.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def top_face(s: Batch, t: Tables, i: int) -> int:
     return t.side_faces[s.S[i, L.SIDE], s.disc[i, s.S[i, L.DISC_LEN] - 1]]
 

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from uno_env.batch import layout as L
+from uno_env.batch.borrow import borrow_batch, borrow_tables
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle
@@ -43,6 +44,8 @@ def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
 @njit(cache=True)
 def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np.ndarray,
                  with_obs: bool) -> None:
+    s = borrow_batch(s)
+    t = borrow_tables(t)
     for i in range(s.S.shape[0]):
         new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
@@ -51,6 +54,8 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
 @njit(cache=True)
 def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     """The first game whose action is not legal, or -1: checked before any game moves."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
     for i in range(actions.shape[0]):
         a = actions[i]
         if a < 0 or a >= t.na or not s.legal[i, a]:
@@ -86,6 +91,8 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
     """Step every game; a finished game is reset at once (same-step autoreset) after its
     final observation (of the seat that acted) went to ``final_obs``. Returns how many
     games finished."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
     finished = 0
     for i in range(s.S.shape[0]):
         actor = s.S[i, L.CUR]
@@ -106,6 +113,8 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
 @njit(cache=True)
 def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
     """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
     for i in range(s.S.shape[0]):
         k = below(rng, 0, s.S[i, L.NLEGAL])
         for a in range(t.na):
