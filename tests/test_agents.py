@@ -16,7 +16,7 @@ from conftest import VARIANTS, config_id, maximal_options, option_combos, player
 import agents
 import uno_env
 from agents import Agent, RandomAgent, RuleAgent
-from training.evaluate import evaluate, wilson_interval
+from training.evaluate import evaluate
 
 
 def _decision_configs() -> list[tuple[str, int, dict[str, Any]]]:
@@ -300,15 +300,6 @@ def test_evaluate_gives_the_same_numbers_with_workers() -> None:
     one = evaluate("rule", "random", 12, seed=3)
     two = evaluate("rule", "random", 12, seed=3, workers=2)
     assert one.agents == two.agents and one.decisions == two.decisions
-
-
-def test_wilson_interval() -> None:
-    lo, hi = wilson_interval(5, 10)
-    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
-    lo, hi = wilson_interval(0, 10)
-    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
-    lo, hi = wilson_interval(600, 1000)
-    assert 0.569 < lo < 0.6 < hi < 0.631
 
 
 def test_cli_evaluate(capsys: pytest.CaptureFixture[str]) -> None:

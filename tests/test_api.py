@@ -209,7 +209,14 @@ def test_render_ansi_hides_other_hands(variant: str, n: int) -> None:
             assert tokens[face] >= k, f"own card {face} missing from\n{text}"
         top = names[g.faces_of[g.discard[-1]]]
         others = {names[g.faces_of[c]] for s, h in enumerate(g.hands) if s != seat for c in h}
-        hidden = others - set(own) - {top}
+        shown = g.revealed[seat]  # a hand a challenge showed this seat (G-wd-challenge)
+        seen = set() if shown is None else {names[f] for f, k in enumerate(shown[1]) if k}
+        if e.game.num_sides > 1:  # F-visibility: faces of the other side a seat may see
+            back = e.game.side_faces[g.side ^ 1]
+            seen |= {names[back[c]] for s, h in enumerate(g.hands) if s != seat for c in h}
+            seen |= {names[back[c]] for c in g.hands[seat] if g.known[c]}
+            seen |= {names[back[g.draw_pile[-1]]]} if g.draw_pile else set()
+        hidden = others - set(own) - {top} - seen
         hidden_seen += len(hidden)
         leaked = {f for f in hidden if tokens[f]}
         assert not leaked, f"other players' cards {leaked} shown in\n{text}"

@@ -19,7 +19,7 @@ from scenario_helpers import (
     two_card_env,
 )
 
-from uno_env import raw_env
+from uno_env import DEFAULT_MAX_STEPS, raw_env
 
 DEFAULTS = {"wd_challenge": True, "stacking": False, "double_play": False, "jump_in": False,
             "uno_catch": "auto", "scoring": "winner", "target_score": 500, "episode": "round"}
@@ -28,7 +28,7 @@ DEFAULTS = {"wd_challenge": True, "stacking": False, "double_play": False, "jump
 def test_option_defaults() -> None:
     env = raw_env("classic", 2)
     assert env.options == DEFAULTS
-    assert env.reward_mode == "win_loss" and env.max_steps is None
+    assert env.reward_mode == "win_loss" and env.max_steps == DEFAULT_MAX_STEPS
 
 
 @pytest.mark.parametrize(("name", "value"), [
@@ -263,6 +263,9 @@ def test_max_steps_truncates() -> None:
     assert env.num_steps == 3
 
 
-def test_max_steps_none_by_default() -> None:
+def test_max_steps_is_the_finite_default_limit() -> None:
+    """Every game ends: the default (and max_steps=None) is DEFAULT_MAX_STEPS, far above
+    any normal game (this one ends by itself)."""
+    assert raw_env("classic", 2, max_steps=None).max_steps == DEFAULT_MAX_STEPS
     env = quick_win_env()
     assert env.num_steps == len(PREFIX) + 3 and not any(env.truncations.values())

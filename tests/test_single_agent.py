@@ -1,8 +1,11 @@
 """The Gymnasium single-agent wrapper: the learner receives exactly what the AEC env paid its
-seat (losses included), its mask is the AEC mask, and episodes replay from the seed."""
+seat (losses included), its mask is the AEC mask, episodes replay from the seed, an illegal
+action loses (or raises), and Gymnasium's and SB3's env checkers pass on the registered id
+in every variant."""
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from typing import Any
 
@@ -10,8 +13,10 @@ import gymnasium
 import numpy as np
 import pytest
 
+import uno_env
 from agents import RandomAgent, RuleAgent
-from uno_env.single_agent import SingleAgentEnv
+from training.single_agent import SingleAgentEnv
+from uno_env import IllegalActionError
 
 
 def _spy_payments(env: SingleAgentEnv) -> dict[int, float]:
@@ -121,7 +126,8 @@ def test_every_seat_and_opponent_is_drawn_and_episodes_replay() -> None:
 
 
 def test_fixed_seat_reset_options_and_errors() -> None:
-    env = SingleAgentEnv("classic", 2, opponents=[RuleAgent("classic", 2)], learner_seat=1)
+    env = SingleAgentEnv("classic", 2, opponents=[RuleAgent("classic", 2)], learner_seat=1,
+                         illegal_action="raise")
     _, info = env.reset(seed=0)
     assert info["seat"] == 1 and env.agent == "player_1"
     _, info = env.reset(seed=0, options={"learner_seat": 0, "dealer": 1})
@@ -129,8 +135,11 @@ def test_fixed_seat_reset_options_and_errors() -> None:
     mask = env.action_masks()
     illegal = int(np.flatnonzero(~mask)[0])
     before = env.aec.snapshot()
-    with pytest.raises(ValueError, match="not legal"):
+    with pytest.raises(IllegalActionError, match="not legal"):
         env.step(illegal)
+    assert env.aec.snapshot() == before
+    with pytest.raises(ValueError, match="not in the action space"):
+        env.step(env.action_space.n)
     assert env.aec.snapshot() == before
     with pytest.raises(ValueError):
         SingleAgentEnv(opponents=[])
@@ -138,6 +147,8 @@ def test_fixed_seat_reset_options_and_errors() -> None:
         SingleAgentEnv(opponents=["nope"])
     with pytest.raises(ValueError):
         SingleAgentEnv(learner_seat=2)
+    with pytest.raises(ValueError, match="illegal_action"):
+        SingleAgentEnv(illegal_action="ignore")
     assert isinstance(env.action_space, gymnasium.spaces.Discrete)
     assert env.action_space.n == len(env.action_meanings)
     # after the end, step refuses until reset
@@ -163,3 +174,51 @@ def test_gymnasium_passive_checks() -> None:
     check_action_space(env.action_space)
     obs, info = env_reset_passive_checker(env, seed=0)
     assert obs.dtype == np.float32 and obs.shape == env.observation_space.shape
+
+
+def test_an_illegal_action_loses_by_default() -> None:
+    """illegal_action="lose" (the default) ends the episode with -1, as env() does; the
+    game is left as it was and the mask is empty afterwards."""
+    env = SingleAgentEnv("classic", 2, opponents=["random"])
+    obs, _ = env.reset(seed=3)
+    before = env.aec.snapshot()
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"] and not info["action_mask"].any()
+    assert not env.action_masks().any() and env.observation_space.contains(obs)
+    assert env.aec.snapshot() == before
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_registered_id_and_default_limit() -> None:
+    """gymnasium.make builds the registered env with every keyword; render_fps is declared;
+    the default decision limit is the AEC env's finite DEFAULT_MAX_STEPS."""
+    env = gymnasium.make(uno_env.GYM_ID, variant="express", num_players=3,
+                         opponents=["rule", "random"], learner_seat=2, jump_in=False)
+    raw = env.unwrapped
+    assert isinstance(raw, SingleAgentEnv)
+    assert raw.variant == "express" and raw.num_players == 3 and raw.learner_seat == 2
+    assert raw.metadata["render_fps"] > 0
+    assert raw.aec.max_steps == uno_env.DEFAULT_MAX_STEPS
+    _, info = env.reset(seed=0)
+    assert info["seat"] == 2 and np.array_equal(info["action_mask"].astype(bool),
+                                                raw.action_masks())
+    assert np.isfinite(raw.observation_space.high).all()
+
+
+@pytest.mark.parametrize("variant", uno_env.list_variants())
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_gymnasium_and_sb3_check_env_pass(variant: str, num_players: int) -> None:
+    """Both checkers step with unmasked samples (illegal actions end the episode with -1)."""
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = gymnasium.make(uno_env.GYM_ID, variant=variant, num_players=num_players,
+                         opponents=["rule", "random"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no checker warning either
+        check_env(env.unwrapped, skip_render_check=True)
+        sb3_check_env(env.unwrapped, warn=True)
+    check_env(gymnasium.make(uno_env.GYM_ID, variant=variant, render_mode="ansi").unwrapped)

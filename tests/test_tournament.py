@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tournament.cli import coerce_option, config_from_args, parse_options
-from tournament.results import clustered_rate, format_table, summarize, wilson
+from tournament.results import format_table, summarize
 from tournament.runner import GameLog, TournamentConfig, make_tasks, run_tournament
 from tournament.schedule import cycle_length, groups, make_deal, make_schedule
 from uno_env import Game
@@ -265,21 +265,6 @@ def test_misbehaving_agent_forfeits(bad: str, reason: str) -> None:
     assert "forfeits: " in format_table(s) and reason in format_table(s)
 
 
-# --- statistics -----------------------------------------------------------------------------
-def test_intervals() -> None:
-    lo, hi = wilson(0.5, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
-    # one game per cluster: the usual Wilson interval (up to the B/(B-1) correction)
-    clusters = [(1, 1)] * 60 + [(0, 1)] * 40
-    p, se, lo2, hi2 = clustered_rate(clusters)
-    assert p == 0.6 and se == pytest.approx((0.24 / 100 * 100 / 99) ** 0.5)
-    assert (lo2, hi2) == pytest.approx(wilson(0.6, 0.24 / se**2))
-    # deals that always split evenly carry no deal luck: a narrower interval
-    even = [(1, 2)] * 45 + [(2, 2)] * 5 + [(0, 2)] * 5
-    assert clustered_rate(even)[3] - clustered_rate(even)[2] < hi - lo
-    assert clustered_rate([(3, 3)] * 10)[2:] == pytest.approx(wilson(1.0, 30))
-
-
 def test_head_to_head_and_ratings() -> None:
     cfg = _config()
     s = summarize(run_tournament(cfg, progress=False), cfg.names)
@@ -322,3 +307,42 @@ def test_cli_writes_the_reports(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert {a["agent"] for a in data["agents"]} == {"rule", "random"}
     assert (out / "results.csv").read_text().splitlines()[0].startswith("agent,games,wins")
     assert (out / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_tournament_one_agent_wins_outright_writes_every_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 18's run: rule wins all 6 games, both randoms none; the textbook Wilson bounds
+    # rounded past the estimates and matplotlib refused the negative error bar
+    out = tmp_path / "t"
+    assert uno_main(["tournament", "--variant", "flip", "--players", "3", "--agents",
+                     "random,rule,random", "--games", "6", "--seed", "2", "--workers", "1",
+                     "--out", str(out), "--no-progress"]) == 0
+    assert "error" not in capsys.readouterr().err
+    for name in ("results.json", "results.csv", "ratings.png", "games.jsonl"):
+        assert (out / name).stat().st_size > 0
+    rows = {a["agent"]: a for a in json.loads((out / "results.json").read_text())["agents"]}
+    assert rows["rule"]["win_rate"] == 1.0 == rows["rule"]["ci_high"]  # the premise holds
+    assert rows["random"]["win_rate"] == 0.0 == rows["random"]["ci_low"]
+
+
+def test_a_failing_report_never_loses_a_finished_tournament(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import tournament.results
+    from tournament.cli import REPORT_FAILED
+
+    def broken(summary: dict[str, Any], path: Path) -> None:
+        raise RuntimeError("no display for you")
+
+    monkeypatch.setattr(tournament.results, "plot_ratings", broken)
+    out = tmp_path / "t"
+    code = uno_main(["tournament", "--agents", "rule,random", "--games", "2", "--workers", "1",
+                     "--out", str(out), "--no-progress"])
+    assert code == REPORT_FAILED != 0
+    text = capsys.readouterr()
+    assert ("the tournament finished, but a report failed: ratings.png: RuntimeError: "
+            "no display for you") in text.err
+    assert "rule" in text.out  # the table is still printed
+    for name in ("results.json", "results.csv", "games.jsonl"):
+        assert (out / name).stat().st_size > 0
+    assert not (out / "ratings.png").exists()

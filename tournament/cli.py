@@ -1,4 +1,4 @@
-"""The ``tournament``, ``replay`` and ``play`` commands of ``uno-env``, and the demo tournament.
+"""The ``tournament`` command of ``uno-env`` (``replay`` and ``play`` live in their modules).
 
 ``uno-env tournament CONFIG`` reads a YAML file of ``configs/tournament/`` (keys: variant,
 players, agents, games, seed, options, duplicate, max_steps, workers, backend, out); every
@@ -14,9 +14,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-from tournament import play as play_cmd
-from tournament import replay as replay_cmd
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -150,7 +147,6 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
 
 
 def cmd_tournament(a: argparse.Namespace) -> int:
-    from tournament.results import format_table, summarize, write_reports
     from tournament.runner import TournamentInterrupted, check_agent, run_tournament
 
     cfg, out = config_from_args(a)
@@ -179,46 +175,38 @@ def cmd_tournament(a: argparse.Namespace) -> int:
         print(f"uno-env: {err}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - t0
-    summary = summarize(records, cfg.names, meta=_meta(cfg))
-    write_reports(out, summary)
-    print(format_table(summary))
+    return report(records, cfg, out, seconds)
+
+
+REPORT_FAILED = 3  # the exit code of a tournament that finished but could not write a report
+
+
+def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float) -> int:
+    """Write and print the reports of a finished tournament. A report that fails is said
+    plainly and sets the exit code to ``REPORT_FAILED``; it never loses the results: the
+    games are in games.jsonl, and every other report is still written."""
+    from tournament.results import format_table, summarize, write_reports
+
+    try:
+        summary = summarize(records, cfg.names, meta=run_meta(cfg))
+    except Exception as err:  # noqa: BLE001
+        print(f"uno-env: the tournament finished ({len(records)} games in "
+              f"{out / 'games.jsonl'}) but its summary failed: {type(err).__name__}: {err}",
+              file=sys.stderr)
+        return REPORT_FAILED
+    failed = write_reports(out, summary)
+    try:
+        print(format_table(summary))
+    except Exception as err:  # noqa: BLE001
+        failed.append(f"the printed table: {type(err).__name__}: {err}")
     print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
           "results.csv, ratings.png, games.jsonl)")
-    return 0
+    for line in failed:
+        print(f"uno-env: the tournament finished, but a report failed: {line}", file=sys.stderr)
+    return REPORT_FAILED if failed else 0
 
 
-def _meta(cfg: Any) -> dict[str, Any]:
+def run_meta(cfg: Any) -> dict[str, Any]:
     return {"variant": cfg.variant, "players": cfg.players, "seed": cfg.seed,
             "duplicate": cfg.duplicate, "options": cfg.options, "max_steps": cfg.max_steps,
             "agent_specs": cfg.agents}
-
-
-# --- registration and demo ------------------------------------------------------------------
-def register(sub: Any) -> None:
-    """Add ``tournament``, ``replay`` and ``play`` to the ``uno-env`` subcommands."""
-    add_tournament_parser(sub)
-    replay_cmd.add_parser(sub)
-    play_cmd.add_parser(sub)
-
-
-def demo(variant: str) -> None:
-    """A short 2-player tournament between the shipped agents (random, rule, and the PPO
-    checkpoint of ``variant`` when one is shipped), printed as a table."""
-    from tournament.results import format_table, summarize
-    from tournament.runner import TournamentConfig, run_tournament
-
-    specs = ["random", "rule"]
-    checkpoint = Path(__file__).resolve().parent.parent / "agents" / "checkpoints" / (
-        f"{variant}_2p.pt")
-    if checkpoint.exists():
-        specs.append(f"ppo:{variant}")
-    cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
-                           max_steps=2000, workers=1)
-    print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
-    t0 = time.perf_counter()
-    records = run_tournament(cfg, progress=False)
-    print(format_table(summarize(records, cfg.names, meta=_meta(cfg))))
-    config = Path(f"configs/tournament/{variant}_2p.yaml")
-    longer = (f"uno-env tournament {config}" if config.exists() else
-              f"uno-env tournament --variant {variant} --agents {','.join(specs)} --games 600")
-    print(f"({time.perf_counter() - t0:.1f}s; a longer one: {longer})")

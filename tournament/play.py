@@ -193,13 +193,14 @@ def _table(text: str) -> str:
 
 def _report_draws(g: Any, seat: int, before: Counter[int], color: bool,
                   write: Callable[[str], None]) -> None:
-    """Say which cards reached the person's hand since their last move (draws, penalties)."""
+    """Say which cards reached the person's hand since their last move (draws, penalties),
+    by their active face (in Flip the table lists the other sides the person has seen)."""
     from uno_env.render import card_text
 
     new = Counter(g.hands[seat]) - before
     if new:
-        names = g.game.card_names
-        cards = " ".join(card_text(names[c], color) for c in sorted(new.elements()))
+        names = g.game.face_names
+        cards = " ".join(card_text(names[g.faces_of[c]], color) for c in sorted(new.elements()))
         write(f"  you received {sum(new.values())}: {cards}")
 
 

@@ -1,11 +1,9 @@
 """Statistics and reports of a tournament: win rates with honest intervals, ratings, tables.
 
 Win rates count seats: an agent's *games* are the seats it filled, its *wins* the seats that
-won. Games of one duplicate deal are not independent (they share the cards), so the standard
-error comes from the deal-clustered (blocked) variance of the ratio estimator,
-``SE² = B/(B-1) · Σ_b (w_b - p·n_b)² / (Σ_b n_b)²`` over the ``B`` deals, and the 95% interval
-is the Wilson score interval on the effective number of games ``n_eff = p(1-p)/SE²``. With
-one game per deal this is the plain Wilson interval.
+won. Games of one duplicate deal are not independent (they share the cards), so the 95%
+interval is the deal-clustered one of :func:`uno_env.stats.clustered_rate` (with one game per
+deal, the plain Wilson interval).
 
 Ratings are openskill's Plackett-Luce model, updated game by game in game-index order: the
 agent(s) holding a winning seat rank first, the others tie second; games without a winner
@@ -16,46 +14,12 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-Z95 = 1.959963984540054
-
-
-def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``p`` observed over ``n`` trials."""
-    if n <= 0:
-        return 0.0, 1.0
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def clustered_rate(clusters: Sequence[tuple[int, int]]) -> tuple[float, float, float, float]:
-    """``(p, se, low, high)`` for ``(wins, games)`` per cluster (deal): the ratio estimate,
-    its cluster-robust standard error and the 95% Wilson interval on ``n_eff``."""
-    n = sum(g for _, g in clusters)
-    if n == 0:
-        return 0.0, 0.0, 0.0, 1.0
-    p = sum(w for w, _ in clusters) / n
-    b = len(clusters)
-    if b < 2:
-        lo, hi = wilson(p, n)
-        return p, math.sqrt(p * (1 - p) / n), lo, hi
-    var = b / (b - 1) * sum((w - p * g) ** 2 for w, g in clusters) / (n * n)
-    se = math.sqrt(var)
-    if p in (0.0, 1.0) or var == 0.0:
-        n_eff = float(n) if p in (0.0, 1.0) else math.inf
-    else:
-        n_eff = p * (1 - p) / var
-    if math.isinf(n_eff):
-        return p, se, p, p
-    lo, hi = wilson(p, n_eff)
-    return p, se, lo, hi
+from uno_env.stats import clustered_rate
 
 
 def ratings(records: Sequence[dict[str, Any]], names: Sequence[str]) -> list[tuple[float, float]]:
@@ -202,16 +166,31 @@ CSV_FIELDS = ("agent", "games", "wins", "win_rate", "ci_low", "ci_high", "win_ra
               "mean_points", "mu", "sigma", "ordinal", "forfeits")
 
 
-def write_reports(out: Path, summary: dict[str, Any]) -> None:
-    """``results.json``, ``results.csv`` and ``ratings.png`` in ``out``."""
+def write_reports(out: Path, summary: dict[str, Any]) -> list[str]:
+    """``results.json``, ``results.csv`` and ``ratings.png`` in ``out``. Each is written on
+    its own: one that fails does not stop the others, and the failures come back as
+    ``"NAME: error"`` lines (empty when all were written) for the caller to report."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
-    with (out / "results.csv").open("w", newline="") as fh:
+    failed = []
+    for name, write in (("results.json", _write_json), ("results.csv", _write_csv),
+                        ("ratings.png", plot_ratings)):
+        try:
+            write(summary, out / name)
+        except Exception as err:  # noqa: BLE001 - a report must never lose the results
+            failed.append(f"{name}: {type(err).__name__}: {err}")
+    return failed
+
+
+def _write_json(summary: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def _write_csv(summary: dict[str, Any], path: Path) -> None:
+    with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_FIELDS, extrasaction="ignore")
         w.writeheader()
         for a in summary["agents"]:
             w.writerow(a)
-    plot_ratings(summary, out / "ratings.png")
 
 
 def plot_ratings(summary: dict[str, Any], path: Path) -> None:
@@ -230,11 +209,10 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> None:
     ax1.set_yticks(list(ys), names)
     ax1.set_xlabel("openskill Plackett-Luce rating (μ ± 2σ)")
     rates = [100 * a["win_rate"] for a in agents]
-    ax2.errorbar(rates, ys, xerr=[[r - 100 * a["ci_low"] for r, a in zip(rates, agents,
-                                                                       strict=True)],
-                                  [100 * a["ci_high"] - r for r, a in zip(rates, agents,
-                                                                        strict=True)]],
-                 fmt="o", capsize=4, color="tab:green")
+    # the intervals contain their estimate; max() keeps a bar from going negative regardless
+    below = [max(0.0, r - 100 * a["ci_low"]) for r, a in zip(rates, agents, strict=True)]
+    above = [max(0.0, 100 * a["ci_high"] - r) for r, a in zip(rates, agents, strict=True)]
+    ax2.errorbar(rates, ys, xerr=[below, above], fmt="o", capsize=4, color="tab:green")
     if summary.get("players"):
         ax2.axvline(100 / summary["players"], color="grey", ls=":", lw=1)
     ax2.set_xlabel("win rate % (95% CI)")

@@ -1,4 +1,4 @@
-"""``uno-env train`` and ``uno-env evaluate`` (registered by ``uno_env.cli``).
+"""``uno-env train`` and ``uno-env evaluate`` (listed in ``uno_env.cli.COMMANDS``).
 
 ``uno-env train CONFIG [--set key=value ...]`` reads a YAML config from ``configs/train/``
 and runs the trainer its ``trainer:`` key names (``sb3``: :mod:`training.sb3_train`,
@@ -22,7 +22,7 @@ from uno_env.cli import add_game_args, options_dict
 TRAINERS = {"sb3": "training.sb3_train", "selfplay": "training.selfplay"}
 
 
-def register(subparsers: Any) -> None:
+def add_train_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("train", help="train an agent from a YAML config",
                               description="Train an agent from a YAML config in configs/train/.")
     p.add_argument("config", help="YAML file (its `trainer:` key picks the trainer: "
@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
                    "repeatable")
     p.set_defaults(func=cmd_train)
 
+
+def add_evaluate_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "evaluate", help="head-to-head win rates of two agents (seats swapped)",
         description="Play N games between agents A and B, each deal twice with the seats "

@@ -19,17 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, seed_agent
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% for z = 1.96)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+from uno_env.stats import wilson_counts
 
 
 @dataclass
@@ -215,7 +205,7 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
     points = [sum(p["points"][i] for p in parts) for i in range(2)]
     results = []
     for i in range(2):
-        lo, hi = wilson_interval(wins[i], games)
+        lo, hi = wilson_counts(wins[i], games)
         results.append(AgentResult(names[i], wins[i], wins[i] / games, lo, hi,
                                    points[i] / games))
     return EvalResult(

@@ -2,7 +2,7 @@
 
 One learning seat plays against opponents drawn from a pool (``random``, ``rule``, frozen
 checkpoints as ``sb3:PATH`` / ``ppo:PATH``) in ``n_envs`` copies of
-:class:`uno_env.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
+:class:`training.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
 ``model.zip`` (the final model; load it as the agent ``sb3:output_dir/model.zip``),
 ``checkpoints/model_<steps>_steps.zip``, ``tb/`` (TensorBoard logs) and ``config.yaml``
 (the resolved config). ``uno-env train configs/train/classic_sb3.yaml`` runs it.
@@ -26,7 +26,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from uno_env.single_agent import SingleAgentEnv
+from training.single_agent import SingleAgentEnv
 
 DEFAULTS: dict[str, Any] = {
     "trainer": "sb3",

@@ -52,7 +52,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.evaluate import wilson_interval
 from training.ppo_model import (
     PolicyNet,
     config_key,
@@ -61,6 +60,7 @@ from training.ppo_model import (
     save_policy,
 )
 from uno_env import ObservationLayout, raw_env
+from uno_env.stats import wilson_counts
 
 OPPONENT_KINDS = ("self", "rule", "random", "frozen")
 SCHEDULES = ("linear", "constant")
@@ -890,7 +890,7 @@ def evaluate_policy(net: PolicyNet, opponent: str, games: int, variant: str = "c
                 finished += 1
                 start(i)
     net.train(was_training)
-    lo, hi = wilson_interval(wins, games)
+    lo, hi = wilson_counts(wins, games)
     return {"opponent": opponent, "games": games, "wins": wins, "truncated": truncated,
             "win_rate": wins / games if games else 0.0, "ci_low": lo, "ci_high": hi,
             "seed": seed}

@@ -1,4 +1,8 @@
-"""The ``uno-env`` command: simulate, bench, demo (and the commands other packages add)."""
+"""The ``uno-env`` command. Every subcommand is named in :data:`COMMANDS`; its module is
+imported only when that command runs, so ``uno_env`` never imports the layers above it
+(``agents``, ``training``, ``tournament``), and a command whose module fails to import
+fails with that error instead of vanishing from the list.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,42 @@ import importlib
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from uno_env.variants import list_variants
 
-# Commands that live outside uno_env (training, tournaments, play): name -> "module:function".
-# Each function takes the subparsers object and registers its parser with `func` set.
-EXTERNAL_COMMANDS = (
-    "training.cli:register",
-    "tournament.cli:register",
-)
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: the one-line help ``uno-env --help`` lists, and ``"module:function"``,
+    a function that takes the argparse subparsers object, adds the parser of this command
+    (under this name) and sets its ``func`` default."""
+
+    help: str
+    adder: str
+
+
+# The subcommands, in the order ``uno-env --help`` lists them. To add one, write
+# ``add_parser(sub)`` in your module and name it here; nothing is imported until it runs.
+COMMANDS: dict[str, Command] = {
+    "simulate": Command("random agents play many games; print a summary",
+                        "uno_env.cli:add_simulate_parser"),
+    "bench": Command("decisions/s against RLCard's UNO, side by side",
+                     "uno_env.cli:add_bench_parser"),
+    "demo": Command("one rendered game, a short simulation and a short tournament",
+                    "tournament.demo:add_parser"),
+    "play": Command("play UNO in the terminal against agents", "tournament.play:add_parser"),
+    "replay": Command("show a recorded game move by move", "tournament.replay:add_parser"),
+    "tournament": Command("a fair, duplicate-dealt tournament between agents",
+                          "tournament.cli:add_tournament_parser"),
+    "train": Command("train an agent from a YAML config", "training.cli:add_train_parser"),
+    "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
+                        "training.cli:add_evaluate_parser"),
+}
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -145,46 +172,8 @@ def cmd_bench(a: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(a: argparse.Namespace) -> int:
-    """One rendered game (rule against random), a simulation summary, a short tournament."""
-    import agents
-    from tournament.cli import demo as tournament_demo
-    from uno_env.env import raw_env
-
-    names = ["rule", "random"]
-    players = [agents.load(name, variant=a.variant, num_players=2, seed=i)
-               for i, name in enumerate(names)]
-    e = raw_env(a.variant, 2, render_mode="ansi", reveal_hands=True)
-    e.reset(seed=a.seed)
-    turn = 0
-    print(f"=== one game of {a.variant}: {', '.join(names)} ===")
-    while e.agents:
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        seat = e.agent_name_mapping[e.agent_selection]
-        action = int(players[seat].act(obs["observation"], obs["action_mask"]))
-        print(e.render())
-        print(f"  -> {e.agent_selection} chooses: {e.action_meanings[action]}\n")
-        e.step(action)
-        turn += 1
-    g = e.engine
-    winners = ", ".join(e.possible_agents[s] for s in g.winners()) or "nobody"
-    print(f"=== {winners} won after {turn} decisions; points {g.round_results[-1]['points']} ===")
-    print()
-    print(format_summary(simulate(a.variant, a.players, a.games, a.seed, {},
-                                  progress=False)))
-    print()
-    tournament_demo(a.variant)
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="uno-env", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("simulate", help="random agents play many games; print a summary")
+def add_simulate_parser(sub: Any) -> None:
+    p = sub.add_parser("simulate", help=COMMANDS["simulate"].help)
     add_game_args(p, players=4)
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
@@ -192,7 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("bench", help="decisions/s against RLCard's UNO, side by side")
+
+def add_bench_parser(sub: Any) -> None:
+    p = sub.add_parser("bench", help=COMMANDS["bench"].help)
     p.add_argument("--variant", action="append", choices=list_variants(),
                    help="variant(s) to measure (default classic; repeatable)")
     p.add_argument("--players", type=int, default=2)
@@ -202,24 +193,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-rlcard", action="store_true")
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("demo", help="one rendered game and a short simulation")
-    add_game_args(p, players=2)
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(func=cmd_demo)
 
-    for spec in EXTERNAL_COMMANDS:
-        module, func = spec.split(":")
-        try:
-            register = getattr(importlib.import_module(module), func)
-        except (ImportError, AttributeError):
-            continue  # that part of the project is not installed / not there yet
-        register(sub)
+def load_command(name: str, sub: Any) -> None:
+    """Import the module of command ``name`` and let it add its parser to ``sub``. An import
+    error is raised, naming the command, never skipped."""
+    spec = COMMANDS[name].adder
+    module, _, func = spec.partition(":")
+    try:
+        adder = getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError) as err:
+        raise ImportError(f"uno-env {name}: cannot load {spec}: {err}") from err
+    adder(sub)
+    if name not in sub.choices:
+        raise RuntimeError(f"uno-env {name}: {spec} did not add a parser named {name!r}")
+
+
+def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``uno-env`` parser with the commands in ``load`` (default: all) fully built; the
+    others are listed by their help alone and their modules are not imported."""
+    parser = argparse.ArgumentParser(
+        prog="uno-env", description="UNO, UNO Flip, UNO Flex and UNO Express: simulate, "
+        "benchmark, play, replay, run tournaments, train and evaluate agents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, cmd in COMMANDS.items():
+        if load is None or name in load:
+            load_command(name, sub)
+        else:
+            sub.add_parser(name, help=cmd.help)
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, or None (``--help``, no command, an unknown one)."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_in(argv)
+    args = build_parser([] if command is None else [command]).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except ValueError as err:  # bad variant, option or player count: say what is allowed

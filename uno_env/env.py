@@ -16,6 +16,14 @@ from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import P_OVER, PHASES, State
 
 REWARDS = ("win_loss", "points")
+OBS_TYPES = ("dict", "flat")
+# Every episode ends: after this many decisions (every seat's, forced ones included) it is
+# truncated with reward 0. Normal play never comes near it: the longest of thousands of
+# measured episodes (random and rule agents, every variant, rounds and whole matches,
+# `examples/game_lengths.py`) took about 51,000 decisions. A legal policy can loop forever
+# (2-player Flip with an empty draw pile: draw, play the drawn Reverse, ...); this bounds it.
+# `max_steps=None` means this limit too; the batch engine mirrors it.
+DEFAULT_MAX_STEPS = 200_000
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -23,12 +31,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     observation and action layouts."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
-                "is_parallelizable": False}
+                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  render_mode: str | None = None, reward: str = "win_loss",
-                 max_steps: int | None = None, reveal_hands: bool = False,
-                 **options: Any) -> None:
+                 max_steps: int | None = DEFAULT_MAX_STEPS, reveal_hands: bool = False,
+                 obs_type: str = "dict", **options: Any) -> None:
         super().__init__()
         self.game = Game(variant, num_players, **options)
         if render_mode not in (None, "ansi", "human"):
@@ -38,11 +46,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"reward={reward!r} is not valid; allowed: {', '.join(REWARDS)}")
         if max_steps is not None and (isinstance(max_steps, bool)
                                       or not isinstance(max_steps, int) or max_steps < 1):
-            raise ValueError(f"max_steps={max_steps!r} is not valid; allowed: None or an "
-                             "integer >= 1")
+            raise ValueError(f"max_steps={max_steps!r} is not valid; allowed: an integer >= 1 "
+                             f"or None (the default limit, {DEFAULT_MAX_STEPS})")
+        if obs_type not in OBS_TYPES:
+            raise ValueError(f"obs_type={obs_type!r} is not valid; allowed: "
+                             f"{', '.join(OBS_TYPES)}")
+        self.obs_type = obs_type
         self.render_mode = render_mode
         self.reward_mode = reward
-        self.max_steps = max_steps
+        # There is no unlimited setting: None (what callers pass for "no preference") is the
+        # default limit, so that every episode ends.
+        self.max_steps: int = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         self.reveal_hands = bool(reveal_hands)
         self.variant = self.game.variant.name
         self.num_players = num_players
@@ -54,10 +68,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state_layout = StateLayout(self.game)
         n_act = self.game.num_actions
         self.action_meanings: list[str] = list(self.game.actions.meanings)
-        obs_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(0.0, self.layout.high, dtype=np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (n_act,), dtype=np.int8),
-        })
+        box = gymnasium.spaces.Box(0.0, self.layout.high, dtype=np.float32)
+        obs_space: gymnasium.spaces.Space = box if obs_type == "flat" else gymnasium.spaces.Dict(
+            {"observation": box, "action_mask": gymnasium.spaces.Box(0, 1, (n_act,),
+                                                                     dtype=np.int8)})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_act) for a in self.possible_agents}
         self.state_space = gymnasium.spaces.Box(-1.0, np.inf, (self.state_layout.size,),
@@ -65,6 +79,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._seeder: SplitMix64 | None = None
         self._game: State | None = None
         self._zero_mask = np.zeros(n_act, dtype=np.int8)
+        self._zero_mask.flags.writeable = False  # shared by every info of a seat not to act
+        self._masked: str | None = None  # the agent whose info holds a live mask
         self._num_actions = n_act
         self._live = False
         self._paid_rounds = 0
@@ -96,12 +112,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {
+            a: {"action_mask": self._zero_mask} for a in self.agents}
         self.num_steps = 0
         self._paid_rounds = 0
         self._rewards_dirty = False
         self._live = True  # no termination or truncation yet
         self.agent_selection = self.agents[self._game.current]
+        self._masked = None
+        self._refresh_mask()
 
     @property
     def engine(self) -> State:
@@ -110,19 +129,46 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise RuntimeError("call reset() before using the environment")
         return self._game
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
+        """``{"observation", "action_mask"}``, or with ``obs_type="flat"`` the observation
+        vector alone (the mask is then in ``infos[agent]["action_mask"]``)."""
         g = self._game
         if g is None:
             raise RuntimeError("call reset() before observe()")
         seat = self.agent_name_mapping[agent]
-        if seat == g.current and self._live:
+        obs = self.layout.build(g, seat)
+        if self.obs_type == "flat":
+            return obs
+        mask = self.infos[agent]["action_mask"] if agent == self._masked else self._zero_mask
+        return {"observation": obs, "action_mask": mask.copy()}
+
+    def _refresh_mask(self) -> None:
+        """``infos[agent]["action_mask"]``: the legal actions of the agent to act, zeros for
+        every other agent (the same values as the observation's mask)."""
+        old = self._masked
+        infos = self.infos
+        if old is not None and old in infos:
+            infos[old]["action_mask"] = self._zero_mask
+        self._masked = None
+        g = self._game
+        if self._live and g is not None:
             mb = bytearray(self._num_actions)
             for a in g.legal:
                 mb[a] = 1
+            agent = self.agent_selection
+            info = infos.get(agent)
+            if info is None:
+                info = infos[agent] = {}
             mask = np.frombuffer(mb, dtype=np.int8)
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": self.layout.build(g, seat), "action_mask": mask}
+            mask.flags.writeable = False  # observe() hands out copies
+            info["action_mask"] = mask
+            self._masked = agent
+
+    def end_by_illegal_move(self) -> None:
+        """Called by :class:`TerminateIllegalWrapper` once it has ended the game: no agent
+        has legal actions any more."""
+        self._live = False
+        self._refresh_mask()
 
     def state(self) -> np.ndarray:
         return self.state_layout.build(self.engine)
@@ -161,6 +207,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 for a in self.agents:
                     self.truncations[a] = True
             self.agent_selection = self.possible_agents[g.current]
+        self._refresh_mask()
         if self._rewards_dirty:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -239,12 +286,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict(env["cumulative_rewards"])
         self.terminations = dict(env["terminations"])
         self.truncations = dict(env["truncations"])
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._rewards_dirty = any(self.rewards.values())
         self._live = not any(self.terminations.values()) and not any(
             self.truncations.values())
         self._seeder = None if env["seeder"] is None else SplitMix64(int(env["seeder"]))
         self.agent_selection = snapshot["current"]
+        self._masked = None
+        self._refresh_mask()
 
     # --- rendering --------------------------------------------------------------------------
     def render(self) -> str | None:
@@ -335,13 +384,17 @@ class TerminateIllegalWrapper(_Forward, wrappers.TerminateIllegalWrapper):
         if self._prev_obs is None:
             self.observe(agent)
         obs = self._prev_obs
+        mask = obs["action_mask"] if isinstance(obs, dict) else self._prev_info["action_mask"]
         dead = raw.terminations[agent] or raw.truncations[agent]
-        if not dead and not self._terminated and obs["action_mask"][action]:
+        if not dead and not self._terminated and mask[action]:
             self._prev_obs = None
             self._prev_info = None  # type: ignore[assignment]
             self.env.step(action)
         else:
+            ended = self._terminated
             super().step(action)
+            if self._terminated and not ended:
+                raw.end_by_illegal_move()
 
 
 class AssertOutOfBoundsWrapper(_Forward, wrappers.AssertOutOfBoundsWrapper):

@@ -63,8 +63,14 @@ class ObservationLayout:
         add("catch_target", others, 1, "in the catch phase: the player who may be caught")
         add("revealed", nf, copies, "the hand last shown to the observer by a challenge")
         add("revealed_from", others, 1, "whose hand `revealed` is (relative seat)")
-        add("own_score", 1, np.inf, "observer's match score")
-        add("opp_score", others, np.inf, "each other player's match score")
+        # G-score: a score stays below the target until the round that ends the match, which
+        # adds at most every card's points (the highest of its faces): a finite bound.
+        deck_points = sum(max(game.face_points[side[c]] for side in game.side_faces)
+                          for c in range(game.num_cards))
+        score_high = float(deck_points + (game.target_score - 1 if game.match else 0))
+        add("own_score", 1, score_high, "observer's match score (at most the target score - 1 "
+            "+ the deck's points)")
+        add("opp_score", others, score_high, "each other player's match score")
         self.sides = game.num_sides > 1
         if self.sides:  # F-visibility
             add("dark_side", 1, 1, "Flip: 1 when the dark side is active")

@@ -7,7 +7,16 @@ the learner must decide again or the episode ends, and the reward returned is ev
 the AEC env paid the learner since its previous decision, losses included. (PettingZoo's
 SB3 tutorial wrapper returns the reward of whoever is selected when the game ends, which is
 usually the winner: the loser's -1 never reaches the learner.) ``action_masks()`` is what
-sb3-contrib's MaskablePPO reads.
+sb3-contrib's MaskablePPO reads; ``info["action_mask"]`` carries the same mask.
+
+An illegal action (one the mask forbids) ends the episode with -1 for the learner, as in
+:func:`uno_env.env` (``illegal_action="lose"``, the default, which lets Gymnasium's and
+SB3's ``check_env`` step with unmasked samples), or raises ``IllegalActionError`` and
+changes nothing (``illegal_action="raise"``).
+
+The env lives in ``training`` because opponents given as specs are built by ``agents``
+(``uno_env`` <- ``agents`` <- ``training``). ``import uno_env`` registers it as
+``"uno_env/UNO-v0"`` through a string entry point, so importing ``uno_env`` imports neither.
 """
 
 from __future__ import annotations
@@ -18,9 +27,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from uno_env.env import raw_env
+import agents
+from uno_env.env import DEFAULT_MAX_STEPS, raw_env
+from uno_env.rules import IllegalActionError
 
 MAX_REDEALS = 100
+ILLEGAL_ACTIONS = ("lose", "raise")
+ILLEGAL_REWARD = -1.0  # what env()'s TerminateIllegalWrapper pays the offender
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -30,16 +43,22 @@ class SingleAgentEnv(gymnasium.Env):
     seat) or agent objects (shared by every seat they are drawn for); each other seat draws
     one uniformly every episode. ``learner_seat``: a fixed seat, or ``None`` for a random
     seat per episode. ``reward`` and ``max_steps`` are the AEC env's (``max_steps`` counts
-    every decision, opponents' included). ``options`` are the rule options.
+    every decision, opponents' included; the episode is then truncated). ``illegal_action``:
+    ``"lose"`` or ``"raise"`` (module docstring). ``options`` are the rule options.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  opponents: Sequence[Any] = ("random",), learner_seat: int | None = None,
-                 reward: str = "win_loss", max_steps: int | None = None,
-                 render_mode: str | None = None, **options: Any) -> None:
+                 reward: str = "win_loss", max_steps: int | None = DEFAULT_MAX_STEPS,
+                 illegal_action: str = "lose", render_mode: str | None = None,
+                 **options: Any) -> None:
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action={illegal_action!r} is not valid; allowed: "
+                             f"{', '.join(ILLEGAL_ACTIONS)}")
+        self.illegal_action = illegal_action
         self.aec = raw_env(variant, num_players, render_mode=render_mode, reward=reward,
                            max_steps=max_steps, **options)
         self.variant = self.aec.variant
@@ -62,9 +81,10 @@ class SingleAgentEnv(gymnasium.Env):
         for i, o in enumerate(self.opponents):  # fail early on a bad spec
             if isinstance(o, str):
                 self._opponent(i, (learner_seat or 0) + 1)
-        space = self.aec.observation_spaces[self.aec.possible_agents[0]]["observation"]
-        self.observation_space = space
-        self.action_space = gymnasium.spaces.Discrete(self.aec.game.num_actions)
+        self.observation_space = gymnasium.spaces.Box(0.0, self.aec.layout.high,
+                                                      dtype=np.float32)
+        self.action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(
+            self.aec.game.num_actions)
         self.action_meanings = self.aec.action_meanings
         self.seat = 0
         self.agent = self.aec.possible_agents[0]
@@ -80,8 +100,6 @@ class SingleAgentEnv(gymnasium.Env):
             return spec
         key = (index, seat % self.num_players)
         if key not in self._loaded:
-            import agents  # the agents package builds on uno_env: imported on first use
-
             self._loaded[key] = agents.load(spec, variant=self.variant,
                                             num_players=self.num_players, **self.options)
         return self._loaded[key]
@@ -139,7 +157,17 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if not self._live:
             raise RuntimeError("the episode is over: call reset()")
-        self.aec.step(int(action))  # an illegal action raises and changes nothing
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in the action space "
+                             f"Discrete({self.action_space.n})")
+        action = int(action)
+        if not self._mask[action]:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {action} ({self.action_meanings[action]!r}) is not legal now; "
+                    f"legal: {np.flatnonzero(self._mask).tolist()}")
+            return self._lose_by_illegal_action()
+        self.aec.step(action)
         self._advance()
         aec = self.aec
         reward = self._carry + float(aec._cumulative_rewards[self.agent])
@@ -148,6 +176,18 @@ class SingleAgentEnv(gymnasium.Env):
         truncated = aec.truncations[self.agent] and not terminated
         obs, info = self._observe()
         return obs, reward, bool(terminated), bool(truncated), info
+
+    def _lose_by_illegal_action(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """``illegal_action="lose"``: the episode ends here with -1 (the game is left as it
+        was, for inspection)."""
+        reward = self._carry + ILLEGAL_REWARD
+        self._carry = 0.0
+        self._live = False
+        obs = self.aec.layout.build(self.aec.engine, self.seat)
+        self._mask = np.zeros_like(self._mask)
+        info = self._info()
+        info["illegal_action"] = True
+        return obs, reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the episode is over)."""
@@ -178,7 +218,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         ob = self.aec.observe(self.agent)
+        assert isinstance(ob, dict)  # the wrapped raw_env uses obs_type="dict"
         self._mask = ob["action_mask"]
-        info = {"seat": self.seat, "opponents": [n for n in self.seat_names if n != "learner"],
-                "action_mask": self._mask}
-        return ob["observation"], info
+        return ob["observation"], self._info()
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.seat, "opponents": [n for n in self.seat_names if n != "learner"],
+                "action_mask": self._mask.copy()}

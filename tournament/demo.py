@@ -1,0 +1,75 @@
+"""``uno-env demo``: one rendered game (rule against random), a simulation summary and a short
+tournament of the shipped agents. It lives here, above ``agents`` and ``tournament``, because
+it uses both; ``uno_env`` only lists it."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import agents
+from uno_env.cli import COMMANDS, add_game_args, format_summary, simulate
+from uno_env.env import raw_env
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("demo", help=COMMANDS["demo"].help)
+    add_game_args(p, players=2)
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_demo)
+
+
+def cmd_demo(a: argparse.Namespace) -> int:
+    names = ["rule", "random"]
+    players = [agents.load(name, variant=a.variant, num_players=2, seed=i)
+               for i, name in enumerate(names)]
+    e = raw_env(a.variant, 2, render_mode="ansi", reveal_hands=True)
+    e.reset(seed=a.seed)
+    turn = 0
+    print(f"=== one game of {a.variant}: {', '.join(names)} ===")
+    while e.agents:
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        seat = e.agent_name_mapping[e.agent_selection]
+        action = int(players[seat].act(obs["observation"], obs["action_mask"]))
+        print(e.render())
+        print(f"  -> {e.agent_selection} chooses: {e.action_meanings[action]}\n")
+        e.step(action)
+        turn += 1
+    g = e.engine
+    winners = ", ".join(e.possible_agents[s] for s in g.winners()) or "nobody"
+    print(f"=== {winners} won after {turn} decisions; points {g.round_results[-1]['points']} ===")
+    print()
+    print(format_summary(simulate(a.variant, a.players, a.games, a.seed, {},
+                                  progress=False)))
+    print()
+    demo_tournament(a.variant)
+    return 0
+
+
+def demo_tournament(variant: str) -> None:
+    """A short 2-player tournament between the shipped agents (random, rule, and the PPO
+    checkpoint of ``variant`` when one is shipped), printed as a table."""
+    from tournament.cli import run_meta
+    from tournament.results import format_table, summarize
+    from tournament.runner import TournamentConfig, run_tournament
+
+    specs = ["random", "rule"]
+    checkpoint = Path(agents.__file__).resolve().parent / "checkpoints" / f"{variant}_2p.pt"
+    if checkpoint.exists():
+        specs.append(f"ppo:{variant}")
+    cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
+                           max_steps=2000, workers=1)
+    print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
+    t0 = time.perf_counter()
+    records = run_tournament(cfg, progress=False)
+    print(format_table(summarize(records, cfg.names, meta=run_meta(cfg))))
+    config = Path(f"configs/tournament/{variant}_2p.yaml")
+    longer = (f"uno-env tournament {config}" if config.exists() else
+              f"uno-env tournament --variant {variant} --agents {','.join(specs)} --games 600")
+    print(f"({time.perf_counter() - t0:.1f}s; a longer one: {longer})")
