@@ -53,7 +53,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                result: DiffResult | None = None) -> DiffResult:
     """Play ``decisions`` decisions (over all games) in both engines, comparing; raise
     :class:`Mismatch` at the first difference."""
-    from uno_env.vector_env import vector_env
+    from uno_env.batch.vector import vector_env
 
     res = result if result is not None else DiffResult()
     res.configs.append(f"{variant} {num_players}p {options}")
@@ -133,7 +133,7 @@ def config_matrix(variant: str) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-def run_variant(variant: str, decisions: int, seed: int = 0, num_envs: int = 8,
+def run_variant(variant: str, decisions: int, seed: int = 0, num_envs: int = 2,
                 result: DiffResult | None = None) -> DiffResult:
     """Spread ``decisions`` over :func:`config_matrix` (each configuration its own seeds)."""
     res = result if result is not None else DiffResult()
@@ -143,3 +143,39 @@ def run_variant(variant: str, decisions: int, seed: int = 0, num_envs: int = 8,
         run_config(variant, n, opts, per, num_envs=num_envs, seed=seed + 1000 * k,
                    result=res)
     return res
+
+
+def verify(decisions: int, variants: list[str] | None = None, seed: int = 0) -> DiffResult:
+    """``decisions`` per variant over its configuration matrix (raises :class:`Mismatch`)."""
+    from uno_env.variants import list_variants
+
+    res = DiffResult()
+    for v in variants or list_variants():
+        run_variant(v, decisions, seed=seed, result=res)
+    return res
+
+
+def _cmd(a: Any) -> int:
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        res = verify(a.decisions, a.variant, a.seed)
+    except Mismatch as e:
+        print(f"DIFFERENCE: {e}")
+        return 1
+    print(f"{res.decisions:,} decisions compared in {len(res.configs)} configurations "
+          f"({res.games:,} games finished, {res.states_compared:,} full engine states "
+          f"compared): 0 differences [{time.perf_counter() - t0:.0f} s]")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    from uno_env.cli import COMMANDS
+    from uno_env.variants import list_variants
+
+    p = sub.add_parser("verify", help=COMMANDS["verify"].help)
+    p.add_argument("--decisions", type=int, default=100_000, help="per variant")
+    p.add_argument("--variant", action="append", choices=list_variants())
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd)
