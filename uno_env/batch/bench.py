@@ -40,8 +40,8 @@ def vector_runner(variant: str, num_players: int, num_envs: int, observations: b
 def vector_table(variants: list[str], players: list[int], sizes: list[int],
                  seconds: float = 1.0) -> str:
     """decisions/s (masks only, and with observations) for every combination."""
-    from uno_env.variants import find_variant
     from uno_env.batch.vector import vector_env
+    from uno_env.variants import find_variant
 
     lines = [f"{'variant':8} {'players':>7} {'batch':>6} {'masks dec/s':>13} "
              f"{'+obs dec/s':>13} {'bytes/game':>10}"]

@@ -6,6 +6,7 @@ from numba import njit
 
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import DEALER, NROUNDS, PHASE, Batch
+from uno_env.batch import tables as T
 from uno_env.batch.tables import Tables
 from uno_env.rules.state import P_OVER
 
@@ -14,7 +15,7 @@ from uno_env.rules.state import P_OVER
 def hand_value(s: Batch, t: Tables, i: int, seat: int) -> int:
     v = 0
     for f in range(t.nf):
-        v += t.face_points[f] * s.counts[i, seat, f]
+        v += t.ft[T.FT_FACE_POINTS, f] * s.counts[i, seat, f]
     return v
 
 

@@ -63,7 +63,7 @@ def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     """One decision in game ``i``; 1 terminated, 2 truncated, 0 neither (raw_env.step)."""
     S = s.S

@@ -20,7 +20,11 @@ import numpy as np
 from uno_env.batch.convert import from_state, to_state
 from uno_env.batch.layout import CUR, NSTEPS, allocate, bytes_per_game
 from uno_env.batch.step import (
-    _outputs, first_illegal, random_actions, reset_kernel, step_kernel,
+    _outputs,
+    first_illegal,
+    random_actions,
+    reset_kernel,
+    step_kernel,
 )
 from uno_env.batch.tables import build_tables
 from uno_env.env import raw_env
@@ -57,7 +61,8 @@ class VectorEnv:
         self._s = allocate(self._t, num_envs)
         self.obs_dim = self._t.obs_dim
         self.num_actions = self._t.na
-        self.single_observation_space = raw.observation_spaces["player_0"]["observation"]
+        self.single_observation_space = gymnasium.spaces.Box(
+            0.0, raw.layout.high, dtype=np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(self.num_actions)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.num_actions))
         b, n = num_envs, num_players
@@ -93,7 +98,7 @@ class VectorEnv:
         elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             self._s.seeder[:] = [(int(seed) + i) & MASK64 for i in range(b)]
         else:
-            seeds = list(seed)
+            seeds = list(seed) if isinstance(seed, Sequence) else [seed]
             if len(seeds) != b or not all(isinstance(x, int | np.integer)
                                           and not isinstance(x, bool) for x in seeds):
                 raise ValueError(f"seed must be None, an int or {b} ints, got {seed!r}")
