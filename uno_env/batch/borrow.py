@@ -76,7 +76,7 @@ def borrow(typingctx: Any, arr: Any) -> Any:
     return out_t(arr), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def borrow_batch(s: Batch) -> Batch:
     return Batch(
         borrow(s.S),
@@ -105,7 +105,7 @@ def borrow_batch(s: Batch) -> Batch:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def borrow_tables(t: Tables) -> Tables:
     return Tables(
         t.n,

@@ -40,14 +40,14 @@ from uno_env.rules.game import E_DRAW, E_FLIP, E_NUMBER, E_REVERSE, E_SKIP
 from uno_env.rules.state import P_COLOR, P_PLAY, ST_NEXT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def start_turn(s: Batch, i: int, seat: int) -> None:
     s.S[i, CUR] = seat
     s.S[i, PHASE] = P_PLAY
     s.S[i, DRAWN] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     """G-deal: shuffle, deal one at a time from dealer + 1, turn the first discard."""
     S = s.S
@@ -112,7 +112,7 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     first_discard(s, t, i)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _ask_first_color(s: Batch, t: Tables, i: int, chooser: int, first: int) -> None:
     s.S[i, CUR] = chooser  # then the first player plays
     s.S[i, PHASE] = P_COLOR
@@ -120,7 +120,7 @@ def _ask_first_color(s: Batch, t: Tables, i: int, chooser: int, first: int) -> N
     s.S[i, NEXT_SEAT] = first
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def first_discard(s: Batch, t: Tables, i: int) -> None:
     """C-first-discard: the top card's action applies to the first player."""
     S = s.S

@@ -26,14 +26,14 @@ from uno_env.rules.state import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _add(legal: np.ndarray, S: np.ndarray, i: int, a: int) -> None:
     legal[i, a] = 1
     S[i, L.NLEGAL] += 1
     S[i, L.ONE_LEGAL] = a
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _matching(S: np.ndarray, lg: np.ndarray, cnt: np.ndarray, match: np.ndarray,
               acts: np.ndarray, i: int, p: int, col: int, top: int, least: int) -> int:
     """Add ``acts[f]`` for every face ``f`` held ``least`` times or more that ``match``
@@ -52,7 +52,7 @@ def _matching(S: np.ndarray, lg: np.ndarray, cnt: np.ndarray, match: np.ndarray,
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def compute_legal(s: Batch, t: Tables, i: int) -> None:
     # arrays bound once: numba counts references on every tuple access (see batch.borrow)
     S = s.S
@@ -124,7 +124,7 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
             _add(lg, S, i, ft[T.FT_TARGET_ACT, k])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def settle(s: Batch, t: Tables, i: int) -> None:
     """Compute the next decision, taking single-action decisions for the player."""
     S = s.S

@@ -18,7 +18,7 @@ from uno_env.rules.state import P_CATCH, P_OVER
  O_OPP_HIDDEN, O_PILE_HIDDEN, O_OWN_HIDDEN, O_OWN_POWER, O_OPP_POWER) = range(len(OBS_PIECES))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
     """The observation of ``seat`` in game ``i``: only what that player may know."""
     S = s.S

@@ -60,12 +60,12 @@ from uno_env.rules.state import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def top_face(s: Batch, t: Tables, i: int) -> int:
     return t.side_faces[s.S[i, L.SIDE], s.disc[i, s.S[i, L.DISC_LEN] - 1]]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _oldest(s: Batch, t: Tables, i: int, seat: int, f: int) -> int:
     """The card of face ``f`` that ``seat`` has held longest."""
     best = -1
@@ -77,7 +77,7 @@ def _oldest(s: Batch, t: Tables, i: int, seat: int, f: int) -> int:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _discard(s: Batch, t: Tables, i: int, seat: int, c: int, f: int) -> None:
     s.loc[i, c] = -1
     s.counts[i, seat, f] -= 1
@@ -86,7 +86,7 @@ def _discard(s: Batch, t: Tables, i: int, seat: int, c: int, f: int) -> None:
     s.disc_counts[i, f] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _is_honest(s: Batch, t: Tables, i: int, seat: int, prior: int) -> bool:
     """G-wd-challenge (X-effects: another wild in hand also counts)."""
     for f in range(t.nf):
@@ -96,7 +96,7 @@ def _is_honest(s: Batch, t: Tables, i: int, seat: int, prior: int) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
          flex: bool) -> None:
     """Put a card of face ``f`` on the discard pile (``card`` if given, else the one held
@@ -141,7 +141,7 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
     run(s, t, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run(s: Batch, t: Tables, i: int) -> None:
     """Resolve the played card from the stage it stopped at until a decision is needed."""
     S = s.S
@@ -182,7 +182,7 @@ def run(s: Batch, t: Tables, i: int) -> None:
     start_turn(s, i, S[i, L.NEXT_SEAT])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def ask_catch(s: Batch, t: Tables, i: int, seat: int) -> bool:
     if seat == s.S[i, L.PLAY_SEAT]:
         return False
@@ -191,7 +191,7 @@ def ask_catch(s: Batch, t: Tables, i: int, seat: int) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def open_window(s: Batch, t: Tables, i: int, seat: int) -> bool:
     """C-jump-in: ask, from ``seat`` on, the next player holding the top card's twin."""
     f = top_face(s, t, i)
@@ -208,7 +208,7 @@ def open_window(s: Batch, t: Tables, i: int, seat: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _holds_reverse(s: Batch, t: Tables, i: int, seat: int, color: int) -> bool:
     if color >= 4:
         return False
@@ -216,14 +216,14 @@ def _holds_reverse(s: Batch, t: Tables, i: int, seat: int, color: int) -> bool:
     return r >= 0 and s.counts[i, seat, r] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _ask(s: Batch, i: int, seat: int, phase: int) -> bool:
     s.S[i, L.CUR] = seat
     s.S[i, L.PHASE] = phase
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def take_draw(s: Batch, t: Tables, i: int, seat: int, extra: int) -> None:
     """The pending draw lands on ``seat`` (plus ``extra``: a failed challenge)."""
     S = s.S
@@ -237,7 +237,7 @@ def take_draw(s: Batch, t: Tables, i: int, seat: int, extra: int) -> None:
         draw(s, t, i, seat, extra)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def effect(s: Batch, t: Tables, i: int) -> bool:
     """The effect of the card just played; True when someone must decide first."""
     S = s.S
@@ -319,7 +319,7 @@ def effect(s: Batch, t: Tables, i: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _after_victim(s: Batch, t: Tables, i: int, victim: int) -> int:
     """Whose turn follows a victim who took the draw (X: targeted draws skip nobody)."""
     if s.S[i, L.SKIP_VICTIM]:
@@ -327,7 +327,7 @@ def _after_victim(s: Batch, t: Tables, i: int, victim: int) -> int:
     return (s.S[i, L.PLAY_SEAT] + s.S[i, L.DIR]) % t.n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def apply(s: Batch, t: Tables, i: int, a: int) -> None:
     """One decision of the current player (already known to be legal)."""
     S = s.S

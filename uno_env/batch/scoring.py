@@ -11,7 +11,7 @@ from uno_env.batch.tables import Tables
 from uno_env.rules.state import P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hand_value(s: Batch, t: Tables, i: int, seat: int) -> int:
     v = 0
     for f in range(t.nf):
@@ -19,7 +19,7 @@ def hand_value(s: Batch, t: Tables, i: int, seat: int) -> int:
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def end_round(s: Batch, t: Tables, i: int, winner: int) -> None:
     """Score the round (``winner`` < 0: blocked), pay ``reward="points"``, deal the next
     round of a match or end the episode."""
@@ -72,7 +72,7 @@ def end_round(s: Batch, t: Tables, i: int, winner: int) -> None:
     s.S[i, PHASE] = P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pay_episode(s: Batch, t: Tables, i: int) -> None:
     """``reward="win_loss"``: the winners share +1, the others share -1 (zero-sum)."""
     if t.reward_points:

@@ -18,7 +18,7 @@ from uno_env.batch.tables import Tables
 from uno_env.rules.state import P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def new_game(s: Batch, t: Tables, i: int) -> None:
     """raw_env.reset() without a seed: the next game seed from the env seeder."""
     s.rng[i] = next_u64(s.seeder, i)
@@ -31,7 +31,7 @@ def new_game(s: Batch, t: Tables, i: int) -> None:
     settle(s, t, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
              cur: np.ndarray, with_obs: bool) -> None:
     p = s.S[i, L.CUR]
@@ -41,7 +41,7 @@ def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
         write_obs(s, t, i, p, obs[i])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np.ndarray,
                  with_obs: bool) -> None:
     s = borrow_batch(s)
@@ -51,7 +51,7 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
         _outputs(s, t, i, obs, mask, cur, with_obs)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     """The first game whose action is not legal, or -1: checked before any game moves."""
     s = borrow_batch(s)
@@ -63,7 +63,7 @@ def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     """One decision in game ``i``; 1 terminated, 2 truncated, 0 neither (raw_env.step)."""
     S = s.S
@@ -84,7 +84,7 @@ def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                 cur: np.ndarray, rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
                 final_obs: np.ndarray, with_obs: bool) -> int:
@@ -110,7 +110,7 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
     return finished
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
     """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
     s = borrow_batch(s)
