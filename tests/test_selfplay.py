@@ -1,4 +1,4 @@
-"""The native PyTorch self-play trainer (training/selfplay.py) and the PPO agent."""
+"""The native PyTorch self-play trainer (training/selfplay/) and the PPO agent."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from training.ppo_model import load_policy  # noqa: E402
 from training.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayTrainer,
-    _sample,
     evaluate_policy,
+    sample_actions,
     train,
     write_results,
 )
@@ -110,7 +110,7 @@ def test_resume_continues_from_checkpoint(tmp_path: Path) -> None:
     s3 = t3.run()
     assert s2["steps"] >= 600 and s2["updates"] > s1["updates"]
     assert s2["games"] >= s1["games"] and s2["steps"] == s3["steps"]
-    assert t2.pool == t3.pool and len(t2.pool) == 2
+    assert t2.pool.versions == t3.pool.versions and len(t2.pool.versions) == 2
     second = params(run / "checkpoint_last.pt")
     assert not same(first, second)
     assert same(second, params(tmp_path / "other" / "checkpoint_last.pt"))
@@ -127,25 +127,25 @@ def test_every_seat_gets_its_terminal_reward(tmp_path: Path) -> None:
                              rollout_ticks=300))
     with torch.no_grad():  # no voluntary draws: games of tens of decisions, not thousands
         t.net.policy_head.bias[uno_env.Game("classic", 2).actions.draw] = -30.0
-    t._new_games()
-    t._alloc()
-    info = t._collect()
+    t.rollout.start()
+    info = t.rollout.collect(t.net)
     finished = sum(len(v) for v in info["results"].values()) - info["truncated"]
     assert finished >= 1
-    size = t.size
-    done = t.b_done[:size]
-    rew = t.b_rew[:size]
+    ro = t.rollout
+    size = ro.size
+    done = ro.b_done[:size]
+    rew = ro.b_rew[:size]
     assert int((done & (rew == 1)).sum()) == finished
     assert int((done & (rew == -1)).sum()) == finished
     assert not rew[~done].any()  # win_loss pays only at the end
-    train_idx, adv, ret = t._advantages()
-    pending = {j for row in t.last_idx for j in row if j >= 0}
+    train_idx, adv, ret = ro.advantages(t.cfg.gamma, t.cfg.gae_lambda)
+    pending = {j for row in ro.last_idx for j in row if j >= 0}
     assert len(train_idx) == size - len(pending)
     for j, r in zip(train_idx, ret, strict=True):
         if done[j]:
             assert r == pytest.approx(rew[j], abs=1e-5)  # terminal: return is the reward
     # a seat's chain: next decisions belong to the same seat, in order
-    nxt = t.b_next[:size]
+    nxt = ro.b_next[:size]
     assert all(nxt[j] > j for j in range(size) if nxt[j] >= 0)
     assert all(nxt[j] == -1 for j in range(size) if done[j])
 
@@ -156,10 +156,10 @@ def test_sampling_never_picks_masked_actions() -> None:
     mask = rng.random((500, 8)) < 0.3
     mask[:, 5] = True
     masked = np.where(mask, logits, -1e9).astype(np.float32)
-    acts, logp = _sample(masked, rng, greedy=False)
+    acts, logp = sample_actions(masked, rng, greedy=False)
     assert mask[np.arange(500), acts].all()
     assert (logp <= 0).all() and np.isfinite(logp).all()
-    greedy, _ = _sample(masked, rng, greedy=True)
+    greedy, _ = sample_actions(masked, rng, greedy=True)
     assert (greedy == masked.argmax(axis=1)).all()
 
 
@@ -199,9 +199,14 @@ def test_curve_and_results_files(tmp_path: Path) -> None:
 def test_shipped_checkpoint_plays_only_masked_actions() -> None:
     path = shipped_checkpoint("classic")
     assert path.stat().st_size < 5_000_000
-    agent = agents.load("ppo:classic")
-    sampler = agents.load("ppo:classic", seed=1, greedy=False)
-    e = uno_env.raw_env("classic", 2, max_steps=500)
+    rules = agents.trained_options("ppo:classic")  # trained before the seeds' classic rules
+    assert rules["voluntary_draw"] is True and rules["catch_window"] == "turn"
+    with pytest.raises(ValueError, match=r"voluntary_draw=True.*--option voluntary_draw=true"):
+        agents.load("ppo:classic")  # the default classic table draws only when stuck
+    agent = agents.load("ppo:classic", **rules)
+    sampler = agents.load("ppo:classic", seed=1, greedy=False, **rules)
+    assert agent.info["options"] == rules
+    e = uno_env.raw_env("classic", 2, max_steps=500, **rules)
     phases = set()
     for game in range(6):
         e.reset(seed=game)
@@ -215,7 +220,7 @@ def test_shipped_checkpoint_plays_only_masked_actions() -> None:
             e.step(a)
     assert {"play", "color"} <= phases
     with pytest.raises(ValueError, match="cannot play"):
-        agents.load("ppo:classic", uno_catch="decision")
+        agents.load("ppo:classic", **{**rules, "uno_catch": "decision"})
     with pytest.raises(FileNotFoundError):
         agents.load("ppo:classic", num_players=3)
 
@@ -224,5 +229,6 @@ def test_shipped_checkpoint_beats_random_quickly() -> None:
     if not shipped_checkpoint("classic").is_file():
         pytest.skip("no shipped classic checkpoint")
     net, _ = load_policy(shipped_checkpoint("classic"))
-    r = evaluate_policy(net, "random", games=40, seed=7, num_envs=20)
+    r = evaluate_policy(net, "random", games=40, seed=7, num_envs=20,
+                        options=agents.trained_options("ppo:classic"))
     assert r["games"] == 40 and r["wins"] >= 30

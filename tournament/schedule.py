@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uno_env.seeding import derive_seed
+
 MAX_COMBINATION_GROUPS = 1000
 """Above this many combinations of agents into a table, the cyclic groups are used."""
 
@@ -99,4 +101,4 @@ def make_deal(seed: int, deal: int, card_names: Sequence[str], num_players: int)
 
 def agent_seed(seed: int, game: int, seat: int) -> int:
     """The seed of the agent in ``seat`` of game ``game`` (independent of the worker)."""
-    return int(np.random.SeedSequence([seed, 1, game, seat]).generate_state(1)[0])
+    return derive_seed(seed, 1, game, seat)

@@ -16,9 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from agents.base import Agent, seed_agent
+from uno_env.seeding import derive_seed
 from uno_env.stats import wilson_counts
 
 
@@ -77,13 +76,13 @@ def seat_owner(game_index: int, seat: int) -> int:
 
 def deal_seed(seed: int, game_index: int) -> int:
     """The env seed of a game: the same for both games of a pair."""
-    return int(np.random.SeedSequence([seed, game_index // 2]).generate_state(1)[0])
+    return derive_seed(seed, game_index // 2)
 
 
 def agent_seed(seed: int, game_index: int, seat: int) -> int:
     """The seed of the agent at ``seat`` in a game (stochastic agents are reseeded per game,
     so results do not depend on how games are split between processes)."""
-    return int(np.random.SeedSequence([seed, game_index, seat, 1]).generate_state(1)[0])
+    return derive_seed(seed, game_index, seat, 1)
 
 
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, Any]:

@@ -5,12 +5,12 @@ checkpoints as ``sb3:PATH`` / ``ppo:PATH``) in ``n_envs`` copies of
 :class:`training.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
 ``model.zip`` (the final model; load it as the agent ``sb3:output_dir/model.zip``),
 ``checkpoints/model_<steps>_steps.zip``, ``tb/`` (TensorBoard logs) and ``config.yaml``
-(the resolved config). ``uno-env train configs/train/classic_sb3.yaml`` runs it.
+(the resolved config; keys and defaults in :class:`training.config.SB3Config`).
+``uno-env train configs/train/classic_sb3.yaml`` runs it.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -26,44 +26,9 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
+from training.config import SB3Config
 from training.single_agent import SingleAgentEnv
 
-DEFAULTS: dict[str, Any] = {
-    "trainer": "sb3",
-    "variant": "classic",
-    "num_players": 2,
-    "options": {},
-    "opponents": ["random", "rule"],
-    "reward": "win_loss",
-    "max_steps": None,  # decisions per episode (all seats) before truncation
-    "total_timesteps": 1_000_000,
-    "seed": 0,
-    "n_envs": 4,
-    "vec_env": "dummy",  # dummy | subproc
-    "output_dir": "runs/sb3",
-    "checkpoint_every": 100_000,  # learner decisions, all envs together
-    "progress": True,
-    "device": "cpu",
-    "torch_threads": 1,  # small MLPs: more threads only add contention
-    "lr_schedule": "constant",  # constant | linear (to 0 at the end)
-    "resume": None,  # a model.zip to continue from (total_timesteps more steps)
-    "verbose": 0,
-    "ppo": {
-        "learning_rate": 3.0e-4,
-        "n_steps": 1024,
-        "batch_size": 256,
-        "n_epochs": 10,
-        "gamma": 0.99,
-        "gae_lambda": 0.95,
-        "clip_range": 0.2,
-        "ent_coef": 0.01,
-        "vf_coef": 0.5,
-        "max_grad_norm": 0.5,
-        "target_kl": None,
-        "net_arch": [256, 256],
-    },
-}
-PPO_KEYS = set(DEFAULTS["ppo"])
 SCORE_SCALE = 500.0  # scale of the unbounded pieces (match scores)
 
 
@@ -106,29 +71,9 @@ class ProgressBar(BaseCallback):
 
 
 def resolve_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The defaults overlaid with ``config``; unknown keys are an error, not ignored."""
-    unknown = sorted(set(config) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown sb3 config key {unknown[0]!r}; allowed: "
-                         f"{', '.join(sorted(DEFAULTS))}")
-    out = copy.deepcopy(DEFAULTS)
-    for k, v in config.items():
-        if k == "ppo":
-            bad = sorted(set(v or {}) - PPO_KEYS)
-            if bad:
-                raise ValueError(f"unknown ppo key {bad[0]!r}; allowed: "
-                                 f"{', '.join(sorted(PPO_KEYS))}")
-            out["ppo"].update(v or {})
-        else:
-            out[k] = v
-    if out["trainer"] != "sb3":
-        raise ValueError(f"training.sb3_train runs trainer: sb3, got {out['trainer']!r}")
-    if out["vec_env"] not in ("dummy", "subproc"):
-        raise ValueError(f"vec_env={out['vec_env']!r}; allowed: dummy, subproc")
-    if out["lr_schedule"] not in ("constant", "linear"):
-        raise ValueError(f"lr_schedule={out['lr_schedule']!r}; allowed: constant, linear")
-    out["options"] = dict(out["options"] or {})
-    return out
+    """The config (:class:`training.config.SB3Config`: defaults, types, unknown keys refused)
+    as a plain dict."""
+    return SB3Config.from_dict(config).to_dict()
 
 
 def make_env(cfg: dict[str, Any], rank: int) -> gymnasium.Env:

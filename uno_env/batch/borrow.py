@@ -132,6 +132,8 @@ def borrow_tables(t: Tables) -> Tables:
         t.double_play,
         t.jump_in,
         t.reverse_back,
+        t.voluntary_draw,
+        t.catch_until_out,
         t.has_flex,
         t.power_cards,
         t.sides,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from uno_env.batch import tables as T
 from uno_env.batch.layout import (
     BOUNCE,
     CHAL_OK,
@@ -34,10 +35,17 @@ from uno_env.batch.layout import (
 )
 from uno_env.batch.piles import draw, flip
 from uno_env.batch.rng import shuffle
-from uno_env.batch import tables as T
 from uno_env.batch.tables import Tables
-from uno_env.rules.game import E_DRAW, E_FLIP, E_NUMBER, E_REVERSE, E_SKIP
-from uno_env.rules.state import P_COLOR, P_PLAY, ST_NEXT
+from uno_env.rules.codes import (
+    E_DRAW,
+    E_FLIP,
+    E_NUMBER,
+    E_REVERSE,
+    E_SKIP,
+    P_COLOR,
+    P_PLAY,
+    ST_NEXT,
+)
 
 
 @njit(cache=True, inline="always", error_model="numpy")

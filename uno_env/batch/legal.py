@@ -7,12 +7,11 @@ import numpy as np
 from numba import njit
 
 from uno_env.batch import layout as L
-from uno_env.batch.layout import Batch
-from uno_env.batch.play import apply, top_face
 from uno_env.batch import tables as T
+from uno_env.batch.layout import Batch
+from uno_env.batch.play import apply, catch_victim, top_face
 from uno_env.batch.tables import Tables
-from uno_env.rules.game import UNO_OFF
-from uno_env.rules.state import (
+from uno_env.rules.codes import (
     P_CATCH,
     P_CHALLENGE,
     P_COLOR,
@@ -23,6 +22,7 @@ from uno_env.rules.state import (
     P_REVERSE_BACK,
     P_STACK,
     P_TARGET,
+    UNO_OFF,
 )
 
 
@@ -76,9 +76,11 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
         any_two = False
         if t.double_play:  # C-double-play
             any_two = _matching(S, lg, cnt, t.match, ft[T.FT_PLAY_TWO], i, p, col, top, 2) > 0
-        if uno_ok and ((hand_len == 2 and S[i, L.NLEGAL]) or (hand_len == 3 and any_two)):
+        can_play = S[i, L.NLEGAL] > 0
+        if uno_ok and ((hand_len == 2 and can_play) or (hand_len == 3 and any_two)):
             _add(lg, S, i, t.uno_a)
-        _add(lg, S, i, t.draw_a)
+        if t.voluntary_draw or not can_play:  # G-draw: voluntary_draw
+            _add(lg, S, i, t.draw_a)
     elif ph == P_DRAWN:  # G-draw-then-play, X-drawn-only: only the drawn card
         f = t.side_faces[S[i, L.SIDE], S[i, L.DRAWN]]
         if t.match[col, top, f]:
@@ -130,6 +132,8 @@ def settle(s: Batch, t: Tables, i: int) -> None:
     S = s.S
     while S[i, L.PHASE] != P_OVER:
         compute_legal(s, t, i)
+        if t.catch_until_out and catch_victim(s, t, i) >= 0:  # G-uno: catch_window
+            _add(s.legal, S, i, t.catch_a)
         if S[i, L.NLEGAL] != 1:
             return
         apply(s, t, i, S[i, L.ONE_LEGAL])

@@ -7,11 +7,11 @@ import numpy as np
 from numba import njit
 
 from uno_env.batch import layout as L
-from uno_env.batch.layout import Batch
-from uno_env.batch.play import top_face
 from uno_env.batch import tables as T
+from uno_env.batch.layout import Batch
+from uno_env.batch.play import catch_victim, top_face
 from uno_env.batch.tables import OBS_PIECES, Tables
-from uno_env.rules.state import P_CATCH, P_OVER
+from uno_env.rules.codes import P_OVER
 
 (O_HAND, O_TOP, O_COLOR, O_CCW, O_PHASE, O_PENDING, O_PILE, O_DISCARD, O_OWN_UNO, O_HAND_SIZE,
  O_OPP_UNO, O_CATCH, O_REVEALED, O_REVEALED_FROM, O_OWN_SCORE, O_OPP_SCORE, O_DARK,
@@ -37,8 +37,9 @@ def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
     ph = S[i, L.PHASE]
     if S[i, L.CUR] == seat and ph != P_OVER:
         out[ft[T.FT_OBS_AT, O_PHASE] + ph] = 1.0
-        if ph == P_CATCH:
-            out[ft[T.FT_OBS_AT, O_CATCH] - 1 + (S[i, L.PLAY_SEAT] - seat) % n] = 1.0
+        victim = catch_victim(s, t, i)
+        if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
+            out[ft[T.FT_OBS_AT, O_CATCH] - 1 + (victim - seat) % n] = 1.0
     out[ft[T.FT_OBS_AT, O_PENDING]] = min(S[i, L.PENDING], 255)
     out[ft[T.FT_OBS_AT, O_PILE]] = S[i, L.PILE_LEN]
     if s.uno_called[i, seat]:

@@ -5,27 +5,20 @@ from __future__ import annotations
 
 from numba import njit
 
-from uno_env.actions import (
+from uno_env.batch import layout as L
+from uno_env.batch import tables as T
+from uno_env.batch.deal import start_turn
+from uno_env.batch.layout import Batch
+from uno_env.batch.piles import draw, draw_until, flip, flip_powers
+from uno_env.batch.scoring import end_round
+from uno_env.batch.tables import Tables
+from uno_env.cards import WILD
+from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
     CHALLENGE,
     COLOR,
     DRAW,
-    PASS,
-    PLAY,
-    PLAY_FLEX,
-    PLAY_TWO,
-    TARGET,
-    UNO,
-)
-from uno_env.batch import layout as L
-from uno_env.batch.deal import start_turn
-from uno_env.batch.layout import Batch
-from uno_env.batch.piles import draw, draw_until, flip, flip_powers
-from uno_env.batch.scoring import end_round
-from uno_env.batch import tables as T
-from uno_env.batch.tables import Tables
-from uno_env.rules.game import (
     E_ALL_DRAW,
     E_ALL_FLIP,
     E_DRAW,
@@ -39,24 +32,29 @@ from uno_env.rules.game import (
     E_WDC,
     E_WILD,
     E_WILD_DRAW,
-    UNO_AUTO,
-    UNO_OFF,
-)
-from uno_env.rules.state import (
     P_CATCH,
     P_CHALLENGE,
     P_COLOR,
     P_DRAWN,
     P_JUMP_IN,
+    P_OVER,
     P_PLAY,
     P_REVERSE_BACK,
     P_STACK,
     P_TARGET,
+    PASS,
+    PLAY,
+    PLAY_FLEX,
+    PLAY_TWO,
     ST_CATCH,
     ST_EFFECT,
     ST_NEXT,
     ST_TARGET,
     ST_WINDOW,
+    TARGET,
+    UNO,
+    UNO_AUTO,
+    UNO_OFF,
 )
 
 
@@ -133,6 +131,7 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
     if wild:
         # G-wild-color; a last card's colour does not matter, except for a Wild Draw Colour
         if left != 0 or (not flex and t.ft[T.FT_FACE_EFFECT, f] == E_WDC):
+            S[i, L.COLOR] = WILD  # none until chosen (never the previous one)
             S[i, L.CUR] = p
             S[i, L.PHASE] = P_COLOR
             return
@@ -161,7 +160,7 @@ def run(s: Batch, t: Tables, i: int) -> None:
         if t.uno_mode != UNO_OFF and s.hand_len[i, p] == 1 and not s.uno_called[i, p]:
             if t.uno_mode == UNO_AUTO:
                 draw(s, t, i, p, t.uno_penalty)
-            elif ask_catch(s, t, i, (p + S[i, L.DIR]) % n):
+            elif not t.catch_until_out and ask_catch(s, t, i, (p + S[i, L.DIR]) % n):
                 S[i, L.STAGE] = ST_EFFECT
                 return
         st = ST_EFFECT
@@ -180,6 +179,22 @@ def run(s: Batch, t: Tables, i: int) -> None:
             return
     S[i, L.STAGE] = ST_NEXT
     start_turn(s, i, S[i, L.NEXT_SEAT])
+
+
+@njit(cache=True, error_model="numpy")
+def catch_victim(s: Batch, t: Tables, i: int) -> int:
+    """G-uno: the seat that ``catch`` would penalise now, -1 when none (State.catch_victim)."""
+    S = s.S
+    if S[i, L.PHASE] == P_CATCH:
+        return S[i, L.PLAY_SEAT]
+    if not t.catch_until_out or S[i, L.PHASE] == P_OVER:
+        return -1
+    p, n, d = S[i, L.CUR], t.n, S[i, L.DIR]
+    for k in range(1, n):
+        q = (p + k * d) % n
+        if s.hand_len[i, q] == 1 and not s.uno_called[i, q]:
+            return q
+    return -1
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -291,11 +306,9 @@ def effect(s: Batch, t: Tables, i: int) -> bool:
         flip(s, t, i)
         S[i, L.NEXT_SEAT] = (p + d) % n
         top = top_face(s, t, i)
-        if t.ft[T.FT_FACE_WILD, top]:  # F-flip: the player of the Flip names the colour
-            if not last:
-                return _ask(s, i, p, P_COLOR)
-        else:
-            S[i, L.COLOR] = t.ft[T.FT_FACE_COLOR, top]
+        S[i, L.COLOR] = t.ft[T.FT_FACE_COLOR, top]  # a wild: none until it is named
+        if t.ft[T.FT_FACE_WILD, top] and not last:  # F-flip: the player of the Flip names it
+            return _ask(s, i, p, P_COLOR)
     elif e == E_REVERSE_SKIP:
         d = -d
         S[i, L.DIR] = d
@@ -388,8 +401,11 @@ def apply(s: Batch, t: Tables, i: int, a: int) -> None:
     elif kind == UNO:
         s.uno_called[i, p] = 1
     elif kind == CATCH:
-        draw(s, t, i, S[i, L.PLAY_SEAT], t.uno_penalty)
-        run(s, t, i)
+        if ph == P_CATCH:
+            draw(s, t, i, S[i, L.PLAY_SEAT], t.uno_penalty)
+            run(s, t, i)
+        else:  # catch_window="until-out": then the same decision goes on
+            draw(s, t, i, catch_victim(s, t, i), t.uno_penalty)
     elif kind == PLAY_TWO:
         S[i, L.BOUNCE] = 0
         play(s, t, i, p, t.ft[T.FT_ACT_ARG, a], -1, True, False)

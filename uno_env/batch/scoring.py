@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from uno_env.batch import tables as T
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import DEALER, NROUNDS, PHASE, Batch
-from uno_env.batch import tables as T
 from uno_env.batch.tables import Tables
-from uno_env.rules.state import P_OVER
+from uno_env.rules.codes import P_OVER
 
 
 @njit(cache=True, error_model="numpy")

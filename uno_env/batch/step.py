@@ -15,7 +15,7 @@ from uno_env.batch.play import apply
 from uno_env.batch.rng import below, next_u64
 from uno_env.batch.scoring import pay_episode
 from uno_env.batch.tables import Tables
-from uno_env.rules.state import P_OVER
+from uno_env.rules.codes import P_OVER
 
 
 @njit(cache=True, error_model="numpy")
@@ -87,10 +87,10 @@ def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
 @njit(cache=True, error_model="numpy")
 def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                 cur: np.ndarray, rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
-                final_obs: np.ndarray, with_obs: bool) -> int:
-    """Step every game; a finished game is reset at once (same-step autoreset) after its
-    final observation (of the seat that acted) went to ``final_obs``. Returns how many
-    games finished."""
+                final_obs: np.ndarray, with_obs: bool, autoreset: bool) -> int:
+    """Step every game; a finished game is reset at once (same-step autoreset; without
+    ``autoreset`` it stays over) after its final observation (of the seat that acted) went
+    to ``final_obs``. Returns how many games finished."""
     s = borrow_batch(s)
     t = borrow_tables(t)
     finished = 0
@@ -105,9 +105,25 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
             finished += 1
             if with_obs:
                 write_obs(s, t, i, actor, final_obs[i])
-            new_game(s, t, i)
+            if autoreset:
+                new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
     return finished
+
+
+@njit(cache=True, error_model="numpy")
+def outputs_kernel(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
+                   cur: np.ndarray, with_obs: bool) -> None:
+    """Rewrite game ``i``'s rows of the output buffers (after a restore)."""
+    _outputs(borrow_batch(s), borrow_tables(t), i, obs, mask, cur, with_obs)
+
+
+@njit(cache=True, error_model="numpy")
+def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
+    """The observation of any seat of game ``i``."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    write_obs(s, t, i, seat, out)
 
 
 @njit(cache=True, error_model="numpy")

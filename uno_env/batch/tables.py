@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from uno_env.observation import ObservationLayout
-from uno_env.rules.game import UNO_OFF, Game
+from uno_env.rules.codes import UNO_OFF
+from uno_env.rules.game import Game
 from uno_env.variants.flex import Flex
 
 # Observation offsets, in this order, in Tables.obs_at (-1: the piece is absent).
@@ -52,6 +53,8 @@ class Tables(NamedTuple):
     double_play: bool
     jump_in: bool
     reverse_back: bool
+    voluntary_draw: bool  # G-draw
+    catch_until_out: bool  # G-uno: catch_window="until-out" with uno_catch="decision"
     has_flex: bool
     power_cards: bool
     sides: bool
@@ -129,7 +132,8 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
         uno_a=A.uno, catch_a=A.catch,
         uno_mode=g.uno_mode, uno_penalty=g.uno_penalty,
         stacking=g.stacking, double_play=g.double_play, jump_in=g.jump_in,
-        reverse_back=g.reverse_back, has_flex=g.has_flex, power_cards=g.power_cards,
+        reverse_back=g.reverse_back, voluntary_draw=g.voluntary_draw,
+        catch_until_out=g.catch_until_out, has_flex=g.has_flex, power_cards=g.power_cards,
         sides=g.num_sides > 1, numbers_only=g.first_discard_numbers_only,
         dealer_chooses=g.first_wild_chooser == "dealer",
         honest_wild=type(g.variant).is_honest is Flex.is_honest,

@@ -1,0 +1,264 @@
+"""Trainer configs: one dataclass per trainer, read from a YAML mapping by one set of rules.
+
+Both trainers (``trainer: selfplay``, ``trainer: sb3``) declare their keys and defaults as a
+:class:`Config` dataclass; :meth:`Config.from_dict` refuses unknown keys (naming the allowed
+ones), reads each value as the type of its default (YAML values and ``--set`` strings:
+``"3e-4"`` is a float, ``"false"`` a bool, ``"64,64"`` a list), reads a section (a field whose
+default is itself a :class:`Config`, such as sb3's ``ppo:``) by the same rules, and checks the
+result with :meth:`Config.validate`. Nothing here imports torch or sb3.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+_TRUE = ("true", "on", "yes", "1")
+_FALSE = ("false", "off", "no", "0")
+
+
+def coerce(name: str, value: Any, default: Any) -> Any:
+    """``value`` as the type of the key's default (``"3e-4"`` -> 0.0003, ``"true"`` -> True)."""
+    if value is None:
+        return {} if isinstance(default, dict) else None
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low not in _TRUE + _FALSE:
+                    raise ValueError(value)
+                return low in _TRUE
+            return bool(value)
+        if isinstance(default, int):
+            f = float(value)
+            if f != int(f):
+                raise ValueError(value)
+            return int(f)
+        if isinstance(default, float):
+            return float(value)
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise ValueError(value)
+            return dict(value)
+        if isinstance(default, list):
+            if isinstance(value, str):
+                value = [v for v in value.replace("[", "").replace("]", "").split(",") if v]
+            if not isinstance(value, list | tuple):
+                raise ValueError(value)
+            kind = type(default[0]) if default else str
+            return [kind(v.strip()) if isinstance(v, str) else kind(v) for v in value]
+        return value if default is None or isinstance(value, type(default)) else str(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"config key {name} must be like {default!r}, got {value!r}") from None
+
+
+@dataclass
+class Config:
+    """The base of every trainer config and config section."""
+
+    LABEL: ClassVar[str] = "config"  # how error messages name it ("selfplay config", "ppo")
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any] | None) -> Self:
+        """Check and coerce a config mapping; unknown keys are an error, not ignored."""
+        config = dict(config or {})
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(config) - set(names))
+        if unknown:
+            plural = "s" if len(unknown) > 1 else ""
+            raise ValueError(f"unknown {cls.LABEL} key{plural} "
+                             f"{', '.join(repr(k) for k in unknown)}; allowed: "
+                             f"{', '.join(names)}")
+        defaults = cls()
+        values: dict[str, Any] = {}
+        for name, value in config.items():
+            default = getattr(defaults, name)
+            if isinstance(default, Config):
+                if value is not None and not isinstance(value, Mapping):
+                    raise ValueError(f"config key {name} must be a mapping of "
+                                     f"{type(default).LABEL} keys, got {value!r}")
+                values[name] = type(default).from_dict(value)
+            else:
+                values[name] = coerce(name, value, default)
+        cfg = cls(**values)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming a bad value and what is allowed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def positive(cfg: Config, *names: str) -> None:
+    """Each named key must be >= 1."""
+    for name in names:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)}")
+
+
+def one_of(cfg: Config, name: str, allowed: tuple[str, ...]) -> None:
+    if getattr(cfg, name) not in allowed:
+        raise ValueError(f"{name}={getattr(cfg, name)!r}; allowed: {', '.join(allowed)}")
+
+
+@dataclass
+class TrainerConfig(Config):
+    """The keys every trainer has: which trainer (its ``TRAINER``), the game, the run seed."""
+
+    TRAINER: ClassVar[str] = ""
+
+    trainer: str = ""
+    variant: str = "classic"
+    num_players: int = 2
+    options: dict[str, Any] = field(default_factory=dict)  # rule options of the variant
+    seed: int = 0
+
+    def validate(self) -> None:
+        if self.trainer != self.TRAINER:
+            raise ValueError(f"this config is for trainer: {self.TRAINER}, got "
+                             f"trainer: {self.trainer!r}")
+        positive(self, "num_players")
+
+
+# --- native self-play PPO ---------------------------------------------------------------------
+OPPONENT_KINDS = ("self", "rule", "random", "frozen")
+SCHEDULES = ("linear", "constant")
+
+
+@dataclass
+class SelfPlayConfig(TrainerConfig):
+    """Every key a ``trainer: selfplay`` YAML config may have (see :mod:`training.selfplay`)."""
+
+    LABEL: ClassVar[str] = "selfplay config"
+    TRAINER: ClassVar[str] = "selfplay"
+
+    trainer: str = "selfplay"
+    num_envs: int = 64  # games played side by side
+    rollout_ticks: int = 128  # decisions per game between two updates
+    total_steps: int = 2_000_000  # recorded learner decisions
+    max_steps: int = 2000  # decisions per game before truncation
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    # "obs": the value head shares the policy's trunk; "state": a separate value MLP that also
+    # reads the other players' hands (training only; the policy never sees them)
+    critic: str = "obs"
+    obs_cap: float = 10.0  # see training.ppo_model.observation_scale
+    lr: float = 3e-4
+    lr_final: float = 3e-5
+    lr_schedule: str = "linear"
+    ent_coef: float = 0.01
+    ent_coef_final: float = 0.001
+    ent_schedule: str = "linear"
+    clip: float = 0.2
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    epochs: int = 3
+    minibatch_size: int = 1024
+    opponents: dict[str, float] = field(
+        default_factory=lambda: {"self": 0.3, "rule": 0.5, "frozen": 0.2})
+    frozen_greedy: bool = False  # frozen opponents take their argmax instead of sampling
+    # Kickstarting: a cross-entropy term towards a teacher's action (an agents.load spec) on
+    # the learner's own decisions, its weight decaying linearly to teacher_coef_final at
+    # teacher_steps; no teacher when null.
+    teacher: str | None = None
+    teacher_coef: float = 1.0
+    teacher_coef_final: float = 0.0
+    teacher_steps: int = 500_000
+    pool_size: int = 8
+    pool_interval: int = 20  # updates between two snapshots into the pool
+    checkpoint_interval: int = 25  # updates between checkpoints
+    eval_interval: int = 25  # updates between evaluations (0: only at the end)
+    eval_games: int = 200  # per opponent, seats alternating
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "rule"])
+    output_dir: str = "runs/classic_selfplay"
+    resume: str | None = None  # checkpoint path, or "auto": output_dir/checkpoint_last.pt
+    export: str | None = None  # also write the final policy file here
+    progress: bool = True
+    tensorboard: bool = True
+    threads: int = 1  # torch intra-op threads
+    deterministic: bool = True  # torch.use_deterministic_algorithms during the run
+
+    def validate(self) -> None:
+        from training.ppo_model import config_key
+
+        super().validate()
+        positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",
+                 "epochs", "minibatch_size", "pool_size", "pool_interval",
+                 "checkpoint_interval", "threads")
+        if self.eval_interval < 0 or self.eval_games < 0:
+            raise ValueError("eval_interval and eval_games must be >= 0")
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ValueError(f"hidden must list positive layer widths, got {self.hidden}")
+        one_of(self, "critic", ("obs", "state"))
+        one_of(self, "lr_schedule", SCHEDULES)
+        one_of(self, "ent_schedule", SCHEDULES)
+        bad = sorted(set(self.opponents) - set(OPPONENT_KINDS))
+        if bad:
+            raise ValueError(f"unknown opponent kind(s) {', '.join(bad)}; allowed: "
+                             f"{', '.join(OPPONENT_KINDS)}")
+        if any(p < 0 for p in self.opponents.values()) or sum(self.opponents.values()) <= 0:
+            raise ValueError(f"opponents must be non-negative weights with a positive sum, got "
+                             f"{self.opponents}")
+        if self.teacher is not None and self.teacher not in ("rule", "random") and not \
+                self.teacher.startswith(("ppo:", "sb3:")):
+            raise ValueError(f"teacher must be an agents.load spec, got {self.teacher!r}")
+        if not 0.0 < self.gamma <= 1.0 or not 0.0 <= self.gae_lambda <= 1.0:
+            raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
+        config_key(self.variant, self.num_players, self.options)  # the game must exist
+
+
+# --- SB3 MaskablePPO ----------------------------------------------------------------------------
+@dataclass
+class SB3PPOConfig(Config):
+    """The ``ppo:`` section of an sb3 config: MaskablePPO's own arguments."""
+
+    LABEL: ClassVar[str] = "ppo"
+
+    learning_rate: float = 3.0e-4
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 10
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass
+class SB3Config(TrainerConfig):
+    """Every key a ``trainer: sb3`` YAML config may have (see :mod:`training.sb3_train`)."""
+
+    LABEL: ClassVar[str] = "sb3 config"
+    TRAINER: ClassVar[str] = "sb3"
+
+    trainer: str = "sb3"
+    opponents: list[str] = field(default_factory=lambda: ["random", "rule"])
+    reward: str = "win_loss"
+    max_steps: int | None = None  # decisions per episode (all seats) before truncation
+    total_timesteps: int = 1_000_000
+    n_envs: int = 4
+    vec_env: str = "dummy"  # dummy | subproc
+    output_dir: str = "runs/sb3"
+    checkpoint_every: int = 100_000  # learner decisions, all envs together
+    progress: bool = True
+    device: str = "cpu"
+    torch_threads: int = 1  # small MLPs: more threads only add contention
+    lr_schedule: str = "constant"  # constant | linear (to 0 at the end)
+    resume: str | None = None  # a model.zip to continue from (total_timesteps more steps)
+    verbose: int = 0
+    ppo: SB3PPOConfig = field(default_factory=SB3PPOConfig)
+
+    def validate(self) -> None:
+        super().validate()
+        one_of(self, "vec_env", ("dummy", "subproc"))
+        one_of(self, "lr_schedule", ("constant", "linear"))
+        positive(self, "n_envs", "total_timesteps", "checkpoint_every")
