@@ -36,6 +36,13 @@ class PPOAgent:
         """Reseed the sampling (only used with ``greedy=False``)."""
         self._rng = np.random.default_rng(seed)
 
+    def get_state(self) -> dict[str, Any]:
+        """The sampling RNG's state (plain data: a trainer's checkpoint stores it)."""
+        return dict(self._rng.bit_generator.state)
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self._rng.bit_generator.state = state
+
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's probability of each action (zero where the mask is zero)."""
         with torch.no_grad():

@@ -132,7 +132,7 @@ def policy_payload(net: PolicyNet, key: dict[str, Any], extra: dict[str, Any] | 
         **key,
         "hidden": list(net.hidden),
         "critic_extra": net.critic_extra,
-        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "info": dict(extra or {}),
     }
 
