@@ -100,7 +100,7 @@ class PolicyNet(nn.Module):
         x = obs * self.obs_scale
         h = self.trunk(x)
         logits = self.policy_head(h)
-        logits = torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+        logits = logits.masked_fill(~mask.bool(), MASKED_LOGIT)
         if self.value_trunk is None:
             return logits, self.value_head(h).squeeze(-1)
         if extra is None:

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from training.config import SelfPlayConfig
 from training.ppo_model import (
@@ -25,6 +24,7 @@ from training.ppo_model import (
 )
 from training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
 from training.selfplay.opponents import AgentCache, OpponentPool
+from training.selfplay.ppo import ppo_update
 from training.selfplay.rollout import Rollout, make_env
 from training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
 from uno_env import ObservationLayout
@@ -178,59 +178,8 @@ class SelfPlayTrainer:
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
                 ) -> dict[str, float]:
-        """PPO epochs over one rollout's trainable decisions (see ``DecisionBuffer.batch``)."""
-        cfg = self.cfg
-        t = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
-        obs, mask, act, old_logp = t["obs"], t["mask"], t["act"], t["logp"]
-        t_adv, t_ret, teacher = t["adv"], t["ret"], t["teacher"]
-        extra = t["extra"] if self.critic_extra else None
-        count = len(act)
-        n_mb = max(1, round(count / cfg.minibatch_size))
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
-                 "clip_frac": 0.0, "teacher_loss": 0.0, "teacher_agree": 0.0}
-        batches = 0
-        self.net.train()
-        for _ in range(cfg.epochs):
-            perm = self.rng_shuffle.permutation(count)
-            for mb_np in np.array_split(perm, n_mb):
-                mb = torch.from_numpy(mb_np).to(self.device)
-                logits, value = self.net(obs[mb], mask[mb],
-                                         None if extra is None else extra[mb])
-                logp_all = torch.log_softmax(logits, dim=-1)
-                logp = logp_all.gather(1, act[mb][:, None])[:, 0]
-                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
-                a = t_adv[mb]
-                if len(mb) > 1:
-                    a = (a - a.mean()) / (a.std() + 1e-8)
-                log_ratio = logp - old_logp[mb]
-                ratio = log_ratio.exp()
-                pg = -torch.min(ratio * a,
-                                ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
-                v_loss = 0.5 * (value - t_ret[mb]).pow(2).mean()
-                loss = pg + cfg.vf_coef * v_loss - ent_coef * entropy
-                t_mb = teacher[mb]
-                taught = t_mb >= 0
-                if teacher_coef > 0 and bool(taught.any()):
-                    t_logp = logp_all[taught].gather(1, t_mb[taught][:, None])[:, 0]
-                    t_loss = -t_logp.mean()
-                    loss = loss + teacher_coef * t_loss
-                    with torch.no_grad():
-                        stats["teacher_loss"] += float(t_loss)
-                        stats["teacher_agree"] += float(
-                            (logits[taught].argmax(-1) == t_mb[taught]).float().mean())
-                self.opt.zero_grad(set_to_none=True)
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                self.opt.step()
-                with torch.no_grad():
-                    stats["policy_loss"] += float(pg)
-                    stats["value_loss"] += float(v_loss)
-                    stats["entropy"] += float(entropy)
-                    stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
-                    stats["clip_frac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
-                batches += 1
-        self.net.eval()
-        return {k: v / batches for k, v in stats.items()}
+        return ppo_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle, ent_coef,
+                          teacher_coef, self.device, self.critic_extra > 0)
 
     # --- evaluation -----------------------------------------------------------------------
     def evaluate(self, opponent: str, games: int, seed: int = 12345) -> dict[str, Any]:
@@ -259,6 +208,55 @@ class SelfPlayTrainer:
     def _scalar(self, tag: str, value: float) -> None:
         if self.writer is not None:
             self.writer.add_scalar(tag, value, self.steps)
+
+    def iteration(self) -> tuple[dict[str, Any], dict[str, float]]:
+        """One rollout and one PPO update, with the schedules, counters and pool snapshots;
+        returns the rollout's info and the update's statistics."""
+        cfg = self.cfg
+        frac = self.steps / cfg.total_steps
+        lr = linear(cfg.lr, cfg.lr_final, frac) if cfg.lr_schedule == "linear" else cfg.lr
+        ent = (linear(cfg.ent_coef, cfg.ent_coef_final, frac)
+               if cfg.ent_schedule == "linear" else cfg.ent_coef)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        self.teacher_coef = (
+            linear(cfg.teacher_coef, cfg.teacher_coef_final,
+                   self.steps / cfg.teacher_steps) if cfg.teacher else 0.0)
+        t0 = time.perf_counter()
+        batch, info = self._collect()
+        new_steps = info["new_steps"]
+        t1 = time.perf_counter()
+        stats = self._update(batch, ent, self.teacher_coef)
+        t2 = time.perf_counter()
+        self.steps += new_steps
+        self.updates += 1
+        self.games += info["games"]
+        stats.update(lr=lr, ent_coef=ent, teacher_coef=self.teacher_coef,
+                     batch=float(len(batch["act"])),
+                     collect_s=t1 - t0, update_s=t2 - t1,
+                     steps_per_s=new_steps / max(t2 - t0, 1e-9))
+        if info["lengths"]:
+            stats["game_length"] = float(np.mean(info["lengths"]))
+            stats["truncated"] = info["truncated"] / len(info["lengths"])
+        if self.updates % cfg.pool_interval == 0:
+            if self.workers is not None:  # the trainer's pool: the versions, for the record
+                self.workers.add_frozen(self.updates, cpu_state(self.net))
+                self.pool.snapshot(self.net, self.updates, set())
+            else:
+                self.pool.snapshot(self.net, self.updates, self.rollout.in_use())
+        return info, stats
+
+    def begin(self) -> None:
+        """Deal the first games, or restore those in flight at the resumed checkpoint."""
+        if self.workers is not None:
+            if self._worker_states is not None:
+                self.workers.load_states(self._worker_states)
+                self._worker_states = None
+            else:
+                self.workers.start(self.teacher_coef)
+        else:
+            self.rollout.teacher_coef = self.teacher_coef
+            self.rollout.start()
 
     # --- main loop ------------------------------------------------------------------------
     def _collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -323,15 +321,7 @@ class SelfPlayTrainer:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(str(self.out / "tb"), purge_step=self.steps or None)
-        if self.workers is not None:
-            if self._worker_states is not None:
-                self.workers.load_states(self._worker_states)
-                self._worker_states = None
-            else:
-                self.workers.start(self.teacher_coef)
-        else:
-            self.rollout.teacher_coef = self.teacher_coef
-            self.rollout.start()
+        self.begin()
         from tqdm import tqdm
 
         bar = tqdm(total=cfg.total_steps, initial=min(self.steps, cfg.total_steps),
@@ -343,36 +333,12 @@ class SelfPlayTrainer:
         if resume is None and cfg.eval_interval:
             self._evaluate_all()
         while self.steps < cfg.total_steps:
-            frac = self.steps / cfg.total_steps
-            lr = linear(cfg.lr, cfg.lr_final, frac) if cfg.lr_schedule == "linear" else cfg.lr
-            ent = (linear(cfg.ent_coef, cfg.ent_coef_final, frac)
-                   if cfg.ent_schedule == "linear" else cfg.ent_coef)
-            for group in self.opt.param_groups:
-                group["lr"] = lr
-            self.teacher_coef = (
-                linear(cfg.teacher_coef, cfg.teacher_coef_final,
-                       self.steps / cfg.teacher_steps) if cfg.teacher else 0.0)
-            t0 = time.perf_counter()
-            batch, info = self._collect()
-            new_steps = info["new_steps"]
-            t1 = time.perf_counter()
-            stats = self._update(batch, ent, self.teacher_coef)
-            t2 = time.perf_counter()
-            self.steps += new_steps
-            self.updates += 1
-            self.games += info["games"]
+            info, stats = self.iteration()
             self.elapsed = base_elapsed + time.perf_counter() - start
-            bar.update(min(new_steps, cfg.total_steps - bar.n))
+            bar.update(min(info["new_steps"], cfg.total_steps - bar.n))
             for label, won in info["results"].items():
                 win_window.setdefault(label, []).extend(won)
                 win_window[label] = win_window[label][-500:]
-            stats.update(lr=lr, ent_coef=ent, teacher_coef=self.teacher_coef,
-                         batch=float(len(batch["act"])),
-                         collect_s=t1 - t0, update_s=t2 - t1,
-                         steps_per_s=new_steps / max(t2 - t0, 1e-9))
-            if info["lengths"]:
-                stats["game_length"] = float(np.mean(info["lengths"]))
-                stats["truncated"] = info["truncated"] / len(info["lengths"])
             for label, won in win_window.items():
                 stats[f"win_rate_vs_{label or 'none'}"] = float(np.mean(won))
             self.last_stats = stats
@@ -381,12 +347,6 @@ class SelfPlayTrainer:
             postfix = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in stats.items()
                        if k.startswith("win_rate_vs_")}
             bar.set_postfix(postfix, refresh=False)
-            if self.updates % cfg.pool_interval == 0:
-                if self.workers is not None:  # the trainer's pool: the versions, for the record
-                    self.workers.add_frozen(self.updates, cpu_state(self.net))
-                    self.pool.snapshot(self.net, self.updates, set())
-                else:
-                    self.pool.snapshot(self.net, self.updates, self.rollout.in_use())
             done = self.steps >= cfg.total_steps
             if cfg.eval_interval and self.updates % cfg.eval_interval == 0 or done:
                 self._evaluate_all()
