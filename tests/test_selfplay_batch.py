@@ -1,0 +1,149 @@
+"""The self-play trainer on the batch engine (training/selfplay/vector_rollout.py, workers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import uno_env  # noqa: E402
+from training.config import SelfPlayConfig  # noqa: E402
+from training.selfplay import SelfPlayTrainer  # noqa: E402
+from training.selfplay.evaluation import evaluate_policy_batch  # noqa: E402
+from training.selfplay.trainer import resolve_device  # noqa: E402
+from training.selfplay.vector_rollout import VectorRollout, worker_streams  # noqa: E402
+
+
+def small(out: Path, **over: Any) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
+        "trainer": "selfplay", "variant": "classic", "num_players": 2, "seed": 11,
+        "num_envs": 8, "rollout_ticks": 24, "total_steps": 800, "max_steps": 400,
+        "hidden": [32], "epochs": 2, "minibatch_size": 128,
+        "opponents": {"self": 1, "rule": 1, "random": 1, "frozen": 1},
+        "pool_size": 2, "pool_interval": 1, "checkpoint_interval": 1, "eval_interval": 0,
+        "eval_games": 0, "output_dir": str(out), "progress": False, "tensorboard": False,
+    }
+    cfg.update(over)
+    return cfg
+
+
+def weights(path: Path) -> dict[str, Any]:
+    return torch.load(path, map_location="cpu", weights_only=True)["policy"]["model"]
+
+
+def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_rollout_credits_every_seat_as_the_python_engine_pays_it(n: int) -> None:
+    """Self-play, every decision recorded: replaying each slot's recorded actions in raw_env
+    from the same seeds gives the same observations, and each seat's rewards (every seat's
+    terminal reward, whoever ends the game) land on that seat's latest decision, with the
+    chains linking each seat's decisions in order and ending at the game's end."""
+    ticks, k = 160, 3
+    cfg = SelfPlayConfig.from_dict(small(Path("unused"), num_players=n, num_envs=k,
+                                         rollout_ticks=ticks, max_steps=ticks,
+                                         opponents={"self": 1}))
+    ro = VectorRollout(cfg)
+    draw = uno_env.Game("classic", n).actions.draw
+    with torch.no_grad():  # few voluntary draws: games of tens of decisions
+        ro.net.policy_head.bias[draw] = -30.0
+    seeds = worker_streams(cfg.seed, 0)["env"].integers(2**63, size=k)
+    ro.start()
+    info = ro.collect()
+    assert ro.size == ticks * k and info["games"] - info["truncated"] >= 2
+    rew = np.zeros(ro.size, np.float32)
+    done = np.zeros(ro.size, np.bool_)
+    nxt = np.full(ro.size, -1, np.int64)
+    ended = 0
+    for i in range(k):
+        e = uno_env.raw_env("classic", n, max_steps=ticks)
+        e.reset(seed=int(seeds[i]))
+        last = [-1] * n
+        for t in range(ticks):
+            row = t * k + i
+            agent = e.agent_selection
+            s = e.agent_name_mapping[agent]
+            o = e.observe(agent)
+            np.testing.assert_array_equal(ro.b_obs[row], o["observation"])
+            np.testing.assert_array_equal(ro.b_mask[row], o["action_mask"].astype(bool))
+            if last[s] >= 0:
+                nxt[last[s]] = row
+            last[s] = row
+            e.step(int(ro.b_act[row]))
+            for q, name in enumerate(e.possible_agents):
+                rew[last[q]] += e.rewards[name] if last[q] >= 0 else 0.0
+            if any(e.terminations.values()) or any(e.truncations.values()):
+                ended += 1
+                for q in range(n):
+                    if last[q] >= 0:
+                        done[last[q]] = True
+                    last[q] = -1
+                e.reset()
+        assert ro.last_idx[i].tolist() == last
+    assert ended == info["games"]
+    np.testing.assert_array_equal(ro.b_rew[:ro.size], rew)
+    np.testing.assert_array_equal(ro.b_done[:ro.size], done)
+    np.testing.assert_array_equal(ro.b_next[:ro.size], nxt)
+    assert (rew[done] != 0).sum() >= n * (info["games"] - info["truncated"])
+    train, adv, ret = ro.advantages(cfg.gamma, cfg.gae_lambda)
+    np.testing.assert_allclose(ret[done[train]], rew[train][done[train]], atol=1e-5)
+
+
+def test_resume_gives_the_weights_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    """Games in flight, agents' memories, pending decisions, the pool and the random streams
+    are all in the checkpoint: stopping and resuming changes nothing."""
+    over = {"lr_schedule": "constant", "ent_schedule": "constant", "teacher": "rule",
+            "teacher_steps": 100_000, "critic": "state"}
+    whole = SelfPlayTrainer(small(tmp_path / "whole", **over))
+    s_whole = whole.run()
+    half = SelfPlayTrainer(small(tmp_path / "half", total_steps=400, **over))
+    s_half = half.run()
+    assert 0 < s_half["updates"] < s_whole["updates"]
+    resumed = SelfPlayTrainer(small(tmp_path / "half", resume="auto", **over))
+    s_res = resumed.run()
+    assert (s_res["steps"], s_res["updates"], s_res["games"]) == (
+        s_whole["steps"], s_whole["updates"], s_whole["games"])
+    assert resumed.pool.versions == whole.pool.versions
+    assert same(weights(tmp_path / "whole" / "checkpoint_last.pt"),
+                weights(tmp_path / "half" / "checkpoint_last.pt"))
+
+
+def test_a_few_hundred_updates_beat_random(tmp_path: Path) -> None:
+    cfg = small(tmp_path, num_envs=32, rollout_ticks=16, total_steps=200 * 32 * 16 * 3 // 4,
+                hidden=[64], epochs=1, minibatch_size=512, lr=1e-3, lr_final=3e-4,
+                opponents={"self": 1, "random": 1}, checkpoint_interval=1000, seed=2)
+    t = SelfPlayTrainer(cfg)
+    before = evaluate_policy_batch(t.net, "random", 200, max_steps=400, seed=99, num_envs=50)
+    summary = t.run()
+    after = evaluate_policy_batch(t.net, "random", 200, max_steps=400, seed=99, num_envs=50)
+    print(before, after, summary["updates"])
+    assert summary["updates"] >= 200
+    assert after["games"] == before["games"] == 200
+    assert after["win_rate"] >= 0.75 and after["ci_low"] > before["ci_high"]
+
+
+def test_device_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto") == torch.device("cpu")
+    assert resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match="sees no CUDA GPU"):
+        resolve_device("cuda")
+    with pytest.raises(ValueError, match="allowed: cpu, cuda, cuda:N, auto"):
+        SelfPlayConfig.from_dict({"device": "gpu"})
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert resolve_device("auto") == torch.device("cuda")
+    with pytest.raises(ValueError, match="1 CUDA device"):
+        resolve_device("cuda:3")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here")
+def test_cuda_training_runs(tmp_path: Path) -> None:
+    s = SelfPlayTrainer(small(tmp_path, device="cuda", total_steps=300)).run()
+    assert s["updates"] >= 1 and weights(tmp_path / "final.pt")["obs_scale"].device.type == "cpu"
