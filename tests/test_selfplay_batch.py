@@ -119,9 +119,14 @@ def test_a_few_hundred_updates_beat_random(tmp_path: Path) -> None:
                 hidden=[64], epochs=1, minibatch_size=512, lr=1e-3, lr_final=3e-4,
                 opponents={"self": 1, "random": 1}, checkpoint_interval=1000, seed=2)
     t = SelfPlayTrainer(cfg)
-    before = evaluate_policy_batch(t.net, "random", 200, max_steps=400, seed=99, num_envs=50)
+    def vs_random() -> dict[str, Any]:
+        # sampled, not greedy: an early greedy policy can keep drawing until truncation
+        return evaluate_policy_batch(t.net, "random", 200, max_steps=400, seed=99, num_envs=50,
+                                     greedy=False)
+
+    before = vs_random()
     summary = t.run()
-    after = evaluate_policy_batch(t.net, "random", 200, max_steps=400, seed=99, num_envs=50)
+    after = vs_random()
     print(before, after, summary["updates"])
     assert summary["updates"] >= 200
     assert after["games"] == before["games"] == 200
@@ -146,4 +151,30 @@ def test_device_selection(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here")
 def test_cuda_training_runs(tmp_path: Path) -> None:
     s = SelfPlayTrainer(small(tmp_path, device="cuda", total_steps=300)).run()
-    assert s["updates"] >= 1 and weights(tmp_path / "final.pt")["obs_scale"].device.type == "cpu"
+    assert s["updates"] >= 1 and torch.load(tmp_path / "final.pt", weights_only=True)["model"]["obs_scale"].device.type == "cpu"
+
+
+def test_ray_workers_give_the_first_update_of_the_single_process_trainer(tmp_path: Path
+                                                                          ) -> None:
+    """Two rollout workers as Ray actors on a local cluster, and the same two workers in the
+    learner's process: the same seed gives the same first update (and the same games)."""
+    ray = pytest.importorskip("ray")
+    over = {"workers": 2, "total_steps": 1, "opponents": {"self": 1, "rule": 1, "frozen": 1}}
+    local = SelfPlayTrainer(small(tmp_path / "local", **over))
+    s_local = local.run()
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        s_ray = SelfPlayTrainer(small(tmp_path / "ray", ray=True, **over)).run()
+    finally:
+        if started:
+            ray.shutdown()
+    assert s_local["updates"] == s_ray["updates"] == 1
+    assert (s_local["steps"], s_local["games"]) == (s_ray["steps"], s_ray["games"])
+    assert same(weights(tmp_path / "local" / "checkpoint_last.pt"),
+                weights(tmp_path / "ray" / "checkpoint_last.pt"))
+    one = SelfPlayTrainer(small(tmp_path / "one", total_steps=1, opponents=over["opponents"]))
+    one.run()  # one worker plays other games: a different update
+    assert not same(weights(tmp_path / "one" / "checkpoint_last.pt"),
+                    weights(tmp_path / "local" / "checkpoint_last.pt"))
