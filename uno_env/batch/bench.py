@@ -11,15 +11,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 Runner = Callable[[float], tuple[int, int, float]]
 
 
 def vector_runner(variant: str, num_players: int, num_envs: int, observations: bool,
-                  seed: int = 0) -> Runner:
+                  seed: int = 0, options: dict[str, Any] | None = None) -> Runner:
     from uno_env.batch.vector import vector_env
 
-    v = vector_env(variant, num_players, num_envs, observations=observations)
+    v = vector_env(variant, num_players, num_envs, observations=observations,
+                   **(options or {}))
     v.reset(seed=seed)
     v.step(v.sample_actions(seed))  # compiled (or loaded from the cache) before timing
 
@@ -40,8 +42,8 @@ def vector_runner(variant: str, num_players: int, num_envs: int, observations: b
 def vector_table(variants: list[str], players: list[int], sizes: list[int],
                  seconds: float = 1.0) -> str:
     """decisions/s (masks only, and with observations) for every combination."""
-    from uno_env.variants import find_variant
     from uno_env.batch.vector import vector_env
+    from uno_env.variants import find_variant
 
     lines = [f"{'variant':8} {'players':>7} {'batch':>6} {'masks dec/s':>13} "
              f"{'+obs dec/s':>13} {'bytes/game':>10}"]

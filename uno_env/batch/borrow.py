@@ -13,20 +13,57 @@ from typing import Any
 
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.datamodel import models, register_default
 from numba.extending import intrinsic
 
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
 
 
+class BorrowedArray(types.Array):
+    """An array type whose values carry no meminfo: numba emits no reference counting."""
+
+    def __init__(self, dtype: Any, ndim: int, layout: str, readonly: bool = False,
+                 aligned: bool = True) -> None:
+        super().__init__(dtype, ndim, layout, readonly=readonly, aligned=aligned,
+                         name=f"borrowed({dtype}, {ndim}d, {layout})")
+
+    def copy(self, dtype: Any = None, ndim: Any = None, layout: Any = None,
+             readonly: Any = None, aligned: Any = None) -> BorrowedArray:
+        return BorrowedArray(self.dtype if dtype is None else dtype,
+                             self.ndim if ndim is None else ndim,
+                             self.layout if layout is None else layout,
+                             self.mutable is False if readonly is None else readonly,
+                             self.aligned if aligned is None else aligned)
+
+    @property
+    def key(self) -> Any:
+        return ("borrowed", *super().key)
+
+
+@register_default(BorrowedArray)
+class _BorrowedModel(models.ArrayModel):  # type: ignore[misc]
+    """The array layout, minus the meminfo member that reference counting looks for."""
+
+    def has_nrt_meminfo(self) -> bool:
+        return False
+
+    def traverse(self, builder: Any) -> list[Any]:
+        return []
+
+    def traverse_models(self) -> list[Any]:
+        return []
+
+
 @intrinsic
 def borrow(typingctx: Any, arr: Any) -> Any:
-    if not isinstance(arr, types.Array):
+    if not isinstance(arr, types.Array) or isinstance(arr, BorrowedArray):
         return None
+    out_t = BorrowedArray(arr.dtype, arr.ndim, arr.layout)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         src = context.make_array(arr)(context, builder, value=args[0])
-        out = context.make_array(arr)(context, builder)
+        out = context.make_array(out_t)(context, builder)
         out.meminfo = cgutils.get_null_value(out.meminfo.type)
         out.parent = cgutils.get_null_value(out.parent.type)
         out.nitems = src.nitems
@@ -36,10 +73,10 @@ def borrow(typingctx: Any, arr: Any) -> Any:
         out.strides = src.strides
         return out._getvalue()
 
-    return arr(arr), codegen
+    return out_t(arr), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def borrow_batch(s: Batch) -> Batch:
     return Batch(
         borrow(s.S),
@@ -68,7 +105,7 @@ def borrow_batch(s: Batch) -> Batch:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def borrow_tables(t: Tables) -> Tables:
     return Tables(
         t.n,
@@ -77,29 +114,12 @@ def borrow_tables(t: Tables) -> Tables:
         t.na,
         t.hand_size,
         borrow(t.side_faces),
-        borrow(t.face_color),
-        borrow(t.face_symbol),
-        borrow(t.face_effect),
-        borrow(t.face_draw),
-        borrow(t.face_points),
-        borrow(t.face_wild),
-        borrow(t.face_chal),
-        borrow(t.flex_effect),
-        borrow(t.flex_draw),
-        borrow(t.flex_wild),
-        borrow(t.flex_chal),
-        borrow(t.power_flip),
+        borrow(t.ft),
         borrow(t.match),
         borrow(t.flex_match),
         borrow(t.face_cards),
         borrow(t.reverse_face),
-        borrow(t.first_redraw),
-        borrow(t.act_type),
-        borrow(t.act_arg),
-        borrow(t.play_two),
-        borrow(t.play_flex),
         borrow(t.color_act),
-        borrow(t.target_act),
         t.draw_a,
         t.pass_a,
         t.challenge_a,
@@ -112,6 +132,8 @@ def borrow_tables(t: Tables) -> Tables:
         t.double_play,
         t.jump_in,
         t.reverse_back,
+        t.voluntary_draw,
+        t.catch_until_out,
         t.has_flex,
         t.power_cards,
         t.sides,
@@ -125,5 +147,4 @@ def borrow_tables(t: Tables) -> Tables:
         t.max_steps,
         t.rounds_kept,
         t.obs_dim,
-        borrow(t.obs_at),
     )

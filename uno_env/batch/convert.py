@@ -9,9 +9,10 @@ import numpy as np
 from uno_env.batch import layout as L
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
+from uno_env.rules.codes import P_OVER
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
-from uno_env.rules.state import P_OVER, State
+from uno_env.rules.state import State
 
 # Scalar fields that map one to one onto State attributes.
 _INT_FIELDS = {"current": L.CUR, "phase": L.PHASE, "direction": L.DIR,

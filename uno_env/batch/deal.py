@@ -4,26 +4,58 @@ from __future__ import annotations
 
 from numba import njit
 
+from uno_env.batch import tables as T
 from uno_env.batch.layout import (
-    BOUNCE, CHAL_OK, CHAL_SEAT, COLOR, CUR, DEALER, DIR, DISC_LEN, DRAWN, FLEX_PLAY, GOING_OUT,
-    HONEST, LAST_DRAWN, NEXT_SEAT, PASSES, PENDING, PHASE, PILE_LEN, PLAY_SEAT, SIDE,
-    SKIP_VICTIM, STAGE, TARGET, TICK, UNTIL_COLOR, Batch,
+    BOUNCE,
+    CHAL_OK,
+    CHAL_SEAT,
+    COLOR,
+    CUR,
+    DEALER,
+    DIR,
+    DISC_LEN,
+    DRAWN,
+    FLEX_PLAY,
+    GOING_OUT,
+    HONEST,
+    LAST_DRAWN,
+    NEXT_SEAT,
+    PASSES,
+    PENDING,
+    PHASE,
+    PILE_LEN,
+    PLAY_SEAT,
+    SIDE,
+    SKIP_VICTIM,
+    STAGE,
+    TARGET,
+    TICK,
+    UNTIL_COLOR,
+    Batch,
 )
 from uno_env.batch.piles import draw, flip
 from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
-from uno_env.rules.game import E_DRAW, E_FLIP, E_NUMBER, E_REVERSE, E_SKIP
-from uno_env.rules.state import P_COLOR, P_PLAY, ST_NEXT
+from uno_env.rules.codes import (
+    E_DRAW,
+    E_FLIP,
+    E_NUMBER,
+    E_REVERSE,
+    E_SKIP,
+    P_COLOR,
+    P_PLAY,
+    ST_NEXT,
+)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def start_turn(s: Batch, i: int, seat: int) -> None:
     s.S[i, CUR] = seat
     s.S[i, PHASE] = P_PLAY
     s.S[i, DRAWN] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     """G-deal: shuffle, deal one at a time from dealer + 1, turn the first discard."""
     S = s.S
@@ -88,7 +120,7 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     first_discard(s, t, i)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _ask_first_color(s: Batch, t: Tables, i: int, chooser: int, first: int) -> None:
     s.S[i, CUR] = chooser  # then the first player plays
     s.S[i, PHASE] = P_COLOR
@@ -96,7 +128,7 @@ def _ask_first_color(s: Batch, t: Tables, i: int, chooser: int, first: int) -> N
     s.S[i, NEXT_SEAT] = first
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def first_discard(s: Batch, t: Tables, i: int) -> None:
     """C-first-discard: the top card's action applies to the first player."""
     S = s.S
@@ -106,7 +138,7 @@ def first_discard(s: Batch, t: Tables, i: int) -> None:
         pl = S[i, PILE_LEN] - 1
         c = pile[pl]
         f = t.side_faces[S[i, SIDE], c]
-        if t.first_redraw[t.face_effect[f]]:
+        if t.ft[T.FT_FIRST_REDRAW, t.ft[T.FT_FACE_EFFECT, f]]:
             shuffle(s.rng, i, pile, pl + 1)  # returned to the deck, which is reshuffled
             continue
         S[i, PILE_LEN] = pl
@@ -114,17 +146,17 @@ def first_discard(s: Batch, t: Tables, i: int) -> None:
         S[i, DISC_LEN] += 1
         s.disc_counts[i, f] += 1
         # X-first-discard: an action card is ignored, and the next card turned on it
-        if not t.numbers_only or t.face_effect[f] == E_NUMBER:
+        if not t.numbers_only or t.ft[T.FT_FACE_EFFECT, f] == E_NUMBER:
             break
-    S[i, COLOR] = t.face_color[f]
+    S[i, COLOR] = t.ft[T.FT_FACE_COLOR, f]
     first = (d + 1) % n
-    effect = t.face_effect[f]
+    effect = t.ft[T.FT_FACE_EFFECT, f]
     chooser = d if t.dealer_chooses else first
     if effect == E_FLIP:  # F-first-discard: flip, start on the dark side
         flip(s, t, i)
         top = t.side_faces[S[i, SIDE], s.disc[i, S[i, DISC_LEN] - 1]]
-        S[i, COLOR] = t.face_color[top]
-        if t.face_wild[top]:
+        S[i, COLOR] = t.ft[T.FT_FACE_COLOR, top]
+        if t.ft[T.FT_FACE_WILD, top]:
             _ask_first_color(s, t, i, chooser, first)
         else:
             start_turn(s, i, first)
@@ -134,9 +166,9 @@ def first_discard(s: Batch, t: Tables, i: int) -> None:
         S[i, DIR] = -1
         start_turn(s, i, d)
     elif effect == E_DRAW:
-        draw(s, t, i, first, t.face_draw[f])
+        draw(s, t, i, first, t.ft[T.FT_FACE_DRAW, f])
         start_turn(s, i, (d + 2) % n)
-    elif t.face_wild[f]:
+    elif t.ft[T.FT_FACE_WILD, f]:
         _ask_first_color(s, t, i, chooser, first)
     else:
         start_turn(s, i, first)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from uno_env.batch.layout import LAST_DRAWN, PILE_LEN, DISC_LEN, SIDE, TICK, Batch
+from uno_env.batch import tables as T
+from uno_env.batch.layout import DISC_LEN, LAST_DRAWN, PILE_LEN, SIDE, TICK, Batch
 from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reshuffle(s: Batch, t: Tables, i: int) -> bool:
     """G-reshuffle: the discards under the top card, shuffled, go under the draw pile."""
     S = s.S
@@ -32,7 +33,7 @@ def reshuffle(s: Batch, t: Tables, i: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def draw(s: Batch, t: Tables, i: int, seat: int, n: int) -> int:
     """Move up to ``n`` cards from the draw pile to ``seat``; how many came."""
     S = s.S
@@ -58,15 +59,15 @@ def draw(s: Batch, t: Tables, i: int, seat: int, n: int) -> int:
     return got
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def draw_until(s: Batch, t: Tables, i: int, seat: int, color: int) -> None:
     """F-effects: draw one at a time until a card of ``color`` comes (or none is left)."""
     while draw(s, t, i, seat, 1):
-        if t.face_color[t.side_faces[s.S[i, SIDE], s.S[i, LAST_DRAWN]]] == color:
+        if t.ft[T.FT_FACE_COLOR, t.side_faces[s.S[i, SIDE], s.S[i, LAST_DRAWN]]] == color:
             break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _reverse(xs: np.ndarray, k: int) -> None:
     for j in range(k // 2):
         tmp = xs[j]
@@ -74,7 +75,7 @@ def _reverse(xs: np.ndarray, k: int) -> None:
         xs[k - 1 - j] = tmp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def flip(s: Batch, t: Tables, i: int) -> None:
     """F-flip: turn over every hand and both piles (a turned pile is reversed)."""
     S = s.S
@@ -95,7 +96,7 @@ def flip(s: Batch, t: Tables, i: int) -> None:
             s.known[i, c] = 1  # held through the flip: its owner saw the face now hidden
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def flip_powers(s: Batch, t: Tables, i: int, seat: int) -> None:
     """X-power: flip one Power Card (``seat`` < 0: all); all red turn green at once."""
     pw = s.power[i]

@@ -16,7 +16,7 @@ TWO32 = np.uint64(1 << 32)
 S27, S30, S31, S32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def next_u64(rng: np.ndarray, i: int) -> np.uint64:
     """Advance generator ``rng[i]`` and return its output."""
     z = rng[i] + GOLDEN
@@ -26,7 +26,7 @@ def next_u64(rng: np.ndarray, i: int) -> np.uint64:
     return z ^ (z >> S31)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def below(rng: np.ndarray, i: int, n: int) -> int:
     """A uniform integer in ``[0, n)`` by rejection from the top 32 bits."""
     nn = np.uint64(n)
@@ -37,7 +37,7 @@ def below(rng: np.ndarray, i: int, n: int) -> int:
             return int(r % nn)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def shuffle(rng: np.ndarray, i: int, xs: np.ndarray, k: int) -> None:
     """Fisher–Yates over ``xs[:k]`` from the last position down."""
     for j in range(k - 1, 0, -1):

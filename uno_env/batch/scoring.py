@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from numba import njit
 
+from uno_env.batch import tables as T
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import DEALER, NROUNDS, PHASE, Batch
 from uno_env.batch.tables import Tables
-from uno_env.rules.state import P_OVER
+from uno_env.rules.codes import P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hand_value(s: Batch, t: Tables, i: int, seat: int) -> int:
     v = 0
     for f in range(t.nf):
-        v += t.face_points[f] * s.counts[i, seat, f]
+        v += t.ft[T.FT_FACE_POINTS, f] * s.counts[i, seat, f]
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def end_round(s: Batch, t: Tables, i: int, winner: int) -> None:
     """Score the round (``winner`` < 0: blocked), pay ``reward="points"``, deal the next
     round of a match or end the episode."""
@@ -71,7 +72,7 @@ def end_round(s: Batch, t: Tables, i: int, winner: int) -> None:
     s.S[i, PHASE] = P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pay_episode(s: Batch, t: Tables, i: int) -> None:
     """``reward="win_loss"``: the winners share +1, the others share -1 (zero-sum)."""
     if t.reward_points:

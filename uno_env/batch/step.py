@@ -15,10 +15,10 @@ from uno_env.batch.play import apply
 from uno_env.batch.rng import below, next_u64
 from uno_env.batch.scoring import pay_episode
 from uno_env.batch.tables import Tables
-from uno_env.rules.state import P_OVER
+from uno_env.rules.codes import P_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def new_game(s: Batch, t: Tables, i: int) -> None:
     """raw_env.reset() without a seed: the next game seed from the env seeder."""
     s.rng[i] = next_u64(s.seeder, i)
@@ -31,7 +31,7 @@ def new_game(s: Batch, t: Tables, i: int) -> None:
     settle(s, t, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
              cur: np.ndarray, with_obs: bool) -> None:
     p = s.S[i, L.CUR]
@@ -41,7 +41,7 @@ def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
         write_obs(s, t, i, p, obs[i])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np.ndarray,
                  with_obs: bool) -> None:
     s = borrow_batch(s)
@@ -51,7 +51,7 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
         _outputs(s, t, i, obs, mask, cur, with_obs)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     """The first game whose action is not legal, or -1: checked before any game moves."""
     s = borrow_batch(s)
@@ -63,7 +63,7 @@ def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     """One decision in game ``i``; 1 terminated, 2 truncated, 0 neither (raw_env.step)."""
     S = s.S
@@ -84,13 +84,13 @@ def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                 cur: np.ndarray, rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
-                final_obs: np.ndarray, with_obs: bool) -> int:
-    """Step every game; a finished game is reset at once (same-step autoreset) after its
-    final observation (of the seat that acted) went to ``final_obs``. Returns how many
-    games finished."""
+                final_obs: np.ndarray, with_obs: bool, autoreset: bool) -> int:
+    """Step every game; a finished game is reset at once (same-step autoreset; without
+    ``autoreset`` it stays over) after its final observation (of the seat that acted) went
+    to ``final_obs``. Returns how many games finished."""
     s = borrow_batch(s)
     t = borrow_tables(t)
     finished = 0
@@ -105,12 +105,28 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
             finished += 1
             if with_obs:
                 write_obs(s, t, i, actor, final_obs[i])
-            new_game(s, t, i)
+            if autoreset:
+                new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
     return finished
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def outputs_kernel(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
+                   cur: np.ndarray, with_obs: bool) -> None:
+    """Rewrite game ``i``'s rows of the output buffers (after a restore)."""
+    _outputs(borrow_batch(s), borrow_tables(t), i, obs, mask, cur, with_obs)
+
+
+@njit(cache=True, error_model="numpy")
+def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
+    """The observation of any seat of game ``i``."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    write_obs(s, t, i, seat, out)
+
+
+@njit(cache=True, error_model="numpy")
 def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
     """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
     s = borrow_batch(s)

@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from uno_env.observation import ObservationLayout
-from uno_env.rules.game import UNO_OFF, Game
+from uno_env.rules.codes import UNO_OFF
+from uno_env.rules.game import Game
 from uno_env.variants.flex import Flex
 
 # Observation offsets, in this order, in Tables.obs_at (-1: the piece is absent).
@@ -21,6 +22,12 @@ OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pend
               "pile_hidden", "own_hidden", "own_power", "opp_power")
 
 
+# The rows of Tables.ft: the 1-D tables in one int16 array, so that a kernel call passes one
+# array instead of twenty (numba passes a tuple of arrays field by field, on every call).
+(FT_FACE_COLOR, FT_FACE_SYMBOL, FT_FACE_EFFECT, FT_FACE_DRAW, FT_FACE_POINTS, FT_FACE_WILD, FT_FACE_CHAL, FT_FLEX_EFFECT, FT_FLEX_DRAW, FT_FLEX_WILD, FT_FLEX_CHAL, FT_POWER_FLIP, FT_FIRST_REDRAW, FT_ACT_TYPE, FT_PLAY_FACE, FT_ACT_ARG, FT_PLAY_TWO, FT_PLAY_FLEX, FT_TARGET_ACT, FT_OBS_AT) = range(20)
+FT_ROWS = ("face_color", "face_symbol", "face_effect", "face_draw", "face_points", "face_wild", "face_chal", "flex_effect", "flex_draw", "flex_wild", "flex_chal", "power_flip", "first_redraw", "act_type", "play_face", "act_arg", "play_two", "play_flex", "target_act", "obs_at")
+
+
 class Tables(NamedTuple):
     n: int
     nf: int
@@ -28,29 +35,12 @@ class Tables(NamedTuple):
     na: int
     hand_size: int
     side_faces: np.ndarray  # [side, card] -> face
-    face_color: np.ndarray
-    face_symbol: np.ndarray
-    face_effect: np.ndarray
-    face_draw: np.ndarray
-    face_points: np.ndarray
-    face_wild: np.ndarray
-    face_chal: np.ndarray
-    flex_effect: np.ndarray
-    flex_draw: np.ndarray
-    flex_wild: np.ndarray
-    flex_chal: np.ndarray
-    power_flip: np.ndarray
+    ft: np.ndarray  # [FT_* row, face/action/...]: every 1-D table, one array (see FT_*)
     match: np.ndarray  # [colour, top face, face] 1 when face may be played (G-match)
     flex_match: np.ndarray
     face_cards: np.ndarray  # [side, face, k] the cards showing that face (-1 pads)
     reverse_face: np.ndarray  # [side, colour]
-    first_redraw: np.ndarray  # [effect] 1: returned to the deck at the first discard
-    act_type: np.ndarray
-    act_arg: np.ndarray
-    play_two: np.ndarray
-    play_flex: np.ndarray
     color_act: np.ndarray  # [side, colour]
-    target_act: np.ndarray
     draw_a: int
     pass_a: int
     challenge_a: int
@@ -63,6 +53,8 @@ class Tables(NamedTuple):
     double_play: bool
     jump_in: bool
     reverse_back: bool
+    voluntary_draw: bool  # G-draw
+    catch_until_out: bool  # G-uno: catch_window="until-out" with uno_catch="decision"
     has_flex: bool
     power_cards: bool
     sides: bool
@@ -76,7 +68,6 @@ class Tables(NamedTuple):
     max_steps: int  # 0: none
     rounds_kept: int
     obs_dim: int
-    obs_at: np.ndarray
 
 
 def _bits_table(bits: list[list[int]], nf: int) -> np.ndarray:
@@ -85,6 +76,15 @@ def _bits_table(bits: list[list[int]], nf: int) -> np.ndarray:
         for top, b in enumerate(row):
             for f in range(nf):
                 out[col, top, f] = b >> f & 1
+    return out
+
+
+def _rows(rows: dict[str, Any]) -> np.ndarray:
+    """The 1-D tables as the rows of one int16 array (padded with -1), in FT_ROWS order."""
+    width = max(len(rows[name]) for name in FT_ROWS)
+    out = np.full((len(FT_ROWS), width), -1, dtype=np.int16)
+    for k, name in enumerate(FT_ROWS):
+        out[k, :len(rows[name])] = np.asarray(rows[name], dtype=np.int64)
     return out
 
 
@@ -115,24 +115,25 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
     return Tables(
         n=g.num_players, nf=nf, nc=nc, na=g.num_actions, hand_size=g.hand_size,
         side_faces=side_faces,
-        face_color=arr(g.face_color), face_symbol=arr(g.face_symbol),
-        face_effect=arr(g.face_effect), face_draw=arr(g.face_draw),
-        face_points=arr(g.face_points, np.int64), face_wild=arr(g.face_wild, np.uint8),
-        face_chal=arr(g.face_challengeable, np.uint8),
-        flex_effect=arr(g.flex_effect), flex_draw=arr(g.flex_draw),
-        flex_wild=arr(g.flex_wild, np.uint8), flex_chal=arr(g.flex_challengeable, np.uint8),
-        power_flip=arr(g.power_flip, np.uint8),
+        ft=_rows({
+            "face_color": g.face_color, "face_symbol": g.face_symbol,
+            "face_effect": g.face_effect, "face_draw": g.face_draw,
+            "face_points": g.face_points, "face_wild": g.face_wild,
+            "face_chal": g.face_challengeable, "flex_effect": g.flex_effect,
+            "flex_draw": g.flex_draw, "flex_wild": g.flex_wild,
+            "flex_chal": g.flex_challengeable, "power_flip": g.power_flip,
+            "first_redraw": first_redraw, "act_type": A.types, "play_face": A.play,
+            "act_arg": A.args, "play_two": A.play_two, "play_flex": A.play_flex,
+            "target_act": A.target or [-1], "obs_at": at,
+        }),
         match=_bits_table(g.match_bits, nf), flex_match=_bits_table(g.flex_match_bits, nf),
-        face_cards=face_cards, reverse_face=arr(g.reverse_face),
-        first_redraw=first_redraw,
-        act_type=arr(A.types), act_arg=arr(A.args), play_two=arr(A.play_two),
-        play_flex=arr(A.play_flex), color_act=arr(A.color),
-        target_act=arr(A.target if A.target else [-1]),
+        face_cards=face_cards, reverse_face=arr(g.reverse_face), color_act=arr(A.color),
         draw_a=A.draw, pass_a=A.pass_, challenge_a=A.challenge, accept_a=A.accept,
         uno_a=A.uno, catch_a=A.catch,
         uno_mode=g.uno_mode, uno_penalty=g.uno_penalty,
         stacking=g.stacking, double_play=g.double_play, jump_in=g.jump_in,
-        reverse_back=g.reverse_back, has_flex=g.has_flex, power_cards=g.power_cards,
+        reverse_back=g.reverse_back, voluntary_draw=g.voluntary_draw,
+        catch_until_out=g.catch_until_out, has_flex=g.has_flex, power_cards=g.power_cards,
         sides=g.num_sides > 1, numbers_only=g.first_discard_numbers_only,
         dealer_chooses=g.first_wild_chooser == "dealer",
         honest_wild=type(g.variant).is_honest is Flex.is_honest,
@@ -140,7 +141,7 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
         match_episode=g.match, reward_points=reward == "points",
         max_steps=0 if max_steps is None else int(max_steps),
         rounds_kept=64 if g.match else 1,
-        obs_dim=layout.size, obs_at=at,
+        obs_dim=layout.size,
     )
 
 

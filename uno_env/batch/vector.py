@@ -20,7 +20,12 @@ import numpy as np
 from uno_env.batch.convert import from_state, to_state
 from uno_env.batch.layout import CUR, NSTEPS, allocate, bytes_per_game
 from uno_env.batch.step import (
-    _outputs, first_illegal, random_actions, reset_kernel, step_kernel,
+    first_illegal,
+    observe_kernel,
+    outputs_kernel,
+    random_actions,
+    reset_kernel,
+    step_kernel,
 )
 from uno_env.batch.tables import build_tables
 from uno_env.env import raw_env
@@ -34,7 +39,8 @@ class VectorEnv:
     """``num_envs`` games of one configuration; see the README's "Vector env" section."""
 
     def __init__(self, variant: str = "classic", num_players: int = 2, num_envs: int = 1,
-                 *, observations: bool = True, **options: Any) -> None:
+                 *, observations: bool = True, autoreset: bool = True,
+                 **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; allowed: an integer >= 1")
         # raw_env validates variant, player count, reward, max_steps and every rule option
@@ -50,6 +56,7 @@ class VectorEnv:
         self.reward = raw.reward_mode
         self.max_steps = raw.max_steps
         self.observations = bool(observations)
+        self.autoreset = bool(autoreset)
         self.layout = raw.layout
         self.action_meanings = list(raw.action_meanings)
         self._game = raw.game
@@ -57,7 +64,8 @@ class VectorEnv:
         self._s = allocate(self._t, num_envs)
         self.obs_dim = self._t.obs_dim
         self.num_actions = self._t.na
-        self.single_observation_space = raw.observation_spaces["player_0"]["observation"]
+        self.single_observation_space = gymnasium.spaces.Box(
+            0.0, raw.layout.high, dtype=np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(self.num_actions)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.num_actions))
         b, n = num_envs, num_players
@@ -93,7 +101,7 @@ class VectorEnv:
         elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             self._s.seeder[:] = [(int(seed) + i) & MASK64 for i in range(b)]
         else:
-            seeds = list(seed)
+            seeds = list(seed) if isinstance(seed, Sequence) else [seed]
             if len(seeds) != b or not all(isinstance(x, int | np.integer)
                                           and not isinstance(x, bool) for x in seeds):
                 raise ValueError(f"seed must be None, an int or {b} ints, got {seed!r}")
@@ -122,11 +130,23 @@ class VectorEnv:
         """One decision in every game: ``actions[i]`` for game ``i``'s current player."""
         a = self._check(actions)
         step_kernel(self._s, self._t, a, self._obs, self._mask, self._cur, self._rewards,
-                    self._term, self._trunc, self._final_obs, self.observations)
+                    self._term, self._trunc, self._final_obs, self.observations,
+                    self.autoreset)
         info = self._info()
         info["final_obs"] = self._final_obs
         info["_final_obs"] = self._term | self._trunc
         return self._obs, self._rewards, self._term, self._trunc, info
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        """The observation of ``seat`` in game ``i`` now (a new array), as
+        ``raw_env.observe(f"player_{seat}")["observation"]``."""
+        i = self._index(i)
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not (
+                0 <= seat < self.num_players):
+            raise ValueError(f"seat must be 0-{self.num_players - 1}, got {seat!r}")
+        out = np.zeros(self.obs_dim, np.float32)
+        observe_kernel(self._s, self._t, i, int(seat), out)
+        return out
 
     def sample_actions(self, seed: int = 0) -> np.ndarray:
         """Uniformly random legal actions for every game, drawn by a kernel."""
@@ -180,7 +200,7 @@ class VectorEnv:
         s.rew[i] = [raw.rewards[a] for a in agents]
         s.cum[i] = [raw._cumulative_rewards[a] for a in agents]
         s.seeder[i] = np.uint64(0 if raw._seeder is None else raw._seeder.state)
-        _outputs(s, self._t, i, self._obs, self._mask, self._cur, self.observations)
+        outputs_kernel(s, self._t, i, self._obs, self._mask, self._cur, self.observations)
 
 
 def vector_env(variant: str = "classic", num_players: int = 2, num_envs: int = 1,

@@ -126,6 +126,9 @@ def config_matrix(variant: str) -> list[tuple[int, dict[str, Any]]]:
     bools = {name: not spec.default for name, spec in v.options.items()
              if spec.allowed == (False, True) and name != "allow_more_players"}
     out.append((3, {**bools, "uno_catch": "decision"}))
+    if "catch_window" in v.options:  # G-uno: each catch window where catching is a decision
+        out += [(4, {"uno_catch": "decision", "catch_window": "until-out"}),
+                (3, {"uno_catch": "decision", "catch_window": "turn"})]
     out.append((2, {"episode": "match", "reward": "points", "target_score": 150}))
     out.append((4, {"episode": "match", "scoring": "penalty", "target_score": 120,
                     "reward": "points"}))
