@@ -195,7 +195,8 @@ class VectorRollout(DecisionBuffer):
                     teach[i] = -1 if t is None else t.act(obs[i], mask[i])
             else:
                 teach[li] = -1
-            for i in np.flatnonzero(kind_now >= RULE).tolist():  # rule / random agents
+            agent_games = np.flatnonzero((kind_now == RULE) | (kind_now == RANDOM))
+            for i in agent_games.tolist():
                 acts[i] = self.seat_agent[i][cur[i]].act(obs[i], mask[i])
             if len(li):
                 self._record(li, obs, mask, cur)
