@@ -176,3 +176,38 @@ def test_ray_workers_give_the_first_update_of_the_single_process_trainer(tmp_pat
     one.run()  # one worker plays other games: a different update
     assert not same(weights(tmp_path / "one" / "checkpoint_last.pt"),
                     weights(tmp_path / "local" / "checkpoint_last.pt"))
+
+
+CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs" / "train").glob(
+    "*_selfplay.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_each_agent_config_trains_and_its_agent_name_resolves(
+        path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every target agent's config (one command each) runs on the batch engine, here cut to
+    one short update, and its policy loads as ``ppo:<variant>-<N>p`` from the shipped
+    checkpoint directory and plays a game at its table."""
+    import yaml
+
+    import agents
+    import agents.ppo
+
+    cfg = yaml.safe_load(path.read_text())
+    assert cfg["engine"] == "batch" and cfg["hidden"] == [256, 256]
+    variant, n = cfg["variant"], cfg["num_players"]
+    cfg.update(num_envs=4, rollout_ticks=8, total_steps=1, eval_games=4, eval_interval=0,
+               teacher_steps=16, progress=False, tensorboard=False,
+               output_dir=str(tmp_path / "run"), export=str(tmp_path / f"{variant}_{n}p.pt"))
+    s = SelfPlayTrainer(cfg).run()
+    assert s["updates"] == 1 and s["curve"][-1]["rule"]["games"] >= 4  # evaluated at the end
+    monkeypatch.setattr(agents.ppo, "CHECKPOINT_DIR", tmp_path)
+    agent = agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=n)
+    assert agent.info["num_players"] == n and agent.info["path"].endswith(f"{variant}_{n}p.pt")
+    e = uno_env.raw_env(variant, n, max_steps=300)
+    e.reset(seed=1)
+    while not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
+        o = e.observe(e.agent_selection)
+        e.step(agent.act(o["observation"], o["action_mask"]))
+    with pytest.raises(ValueError, match=f"is the {n}-player {variant} agent"):
+        agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3)
