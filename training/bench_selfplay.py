@@ -27,6 +27,11 @@ import yaml
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "train"
 Iteration = Callable[[], int]  # one rollout + update; returns game decisions played
+# The trainer as it was before the batch engine (configs/train/classic_selfplay.yaml of
+# commit 901fc37): raw_env games, 80% rule opponents, the rule teacher, 4 epochs.
+PREVIOUS = {"engine": "python", "num_envs": 64, "rollout_ticks": 128, "epochs": 4,
+            "minibatch_size": 1024, "opponents": {"rule": 0.8, "self": 0.1, "frozen": 0.1},
+            "teacher": "rule", "teacher_steps": 500_000}
 
 
 def selfplay(over: dict[str, Any], out: str) -> Iteration:
@@ -34,7 +39,7 @@ def selfplay(over: dict[str, Any], out: str) -> Iteration:
 
     cfg = yaml.safe_load((CONFIGS / "classic_selfplay.yaml").read_text())
     cfg.update(eval_interval=0, eval_games=0, progress=False, tensorboard=False,
-               output_dir=out, teacher=None, total_steps=10**12)
+               output_dir=out, teacher=None, total_steps=10**12, pool_interval=5)
     cfg.update(over)
     t = SelfPlayTrainer(cfg)
     t.begin()
@@ -83,10 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     shipped = {"engine": "batch", "workers": a.workers}
     makers: dict[str, Callable[[], Iteration]] = {
         "batch": lambda: selfplay({**shipped, "opponents": {"self": 1}}, f"{tmp}/b"),
-        "batch-shipped-mix": lambda: selfplay(shipped, f"{tmp}/m"),
+        "batch-config-mix": lambda: selfplay(shipped, f"{tmp}/m"),
         "python": lambda: selfplay({"engine": "python", "num_envs": 64,
                                     "rollout_ticks": 128, "opponents": {"self": 1}},
                                    f"{tmp}/p"),
+        "python-previous": lambda: selfplay(PREVIOUS, f"{tmp}/o"),
         "sb3": lambda: sb3(f"{tmp}/s"),
     }
     skip = {s for s in a.skip.split(",") if s}
@@ -109,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"  x{(d / w) / (base[0] / base[1]):.1f} vs python" if base and base[0] else ""
         print(f"{name:>18}: {d / w:9.0f} decisions/s wall  {d / c:9.0f} per CPU-second"
               f"{ratio}")
-    print("batch / python: the self-play trainer (opponents: self; batch-shipped-mix: the "
-          "opponents of configs/train/classic_selfplay.yaml); sb3: MaskablePPO of "
-          "configs/train/classic_sb3.yaml, counting the learner's decisions only")
+    print("batch, python: configs/train/classic_selfplay.yaml with opponents: self, no "
+          "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
+          "self, frozen), no teacher; python-previous: the trainer's config before the batch "
+          "engine (rule teacher, 80% rule); sb3: MaskablePPO of configs/train/classic_sb3.yaml "
+          "against random/rule, counting the learner's decisions only")
     return 0
 
 
