@@ -10,6 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_selfplay import params as weights  # noqa: E402
+from test_selfplay import same, tiny  # noqa: E402
+
 import uno_env  # noqa: E402
 from training.config import SelfPlayConfig  # noqa: E402
 from training.selfplay import SelfPlayTrainer  # noqa: E402
@@ -19,24 +22,11 @@ from training.selfplay.vector_rollout import VectorRollout, worker_streams  # no
 
 
 def small(out: Path, **over: Any) -> dict[str, Any]:
-    cfg: dict[str, Any] = {
-        "trainer": "selfplay", "variant": "classic", "num_players": 2, "seed": 11,
-        "num_envs": 8, "rollout_ticks": 24, "total_steps": 800, "max_steps": 400,
-        "hidden": [32], "epochs": 2, "minibatch_size": 128,
-        "opponents": {"self": 1, "rule": 1, "random": 1, "frozen": 1},
-        "pool_size": 2, "pool_interval": 1, "checkpoint_interval": 1, "eval_interval": 0,
-        "eval_games": 0, "output_dir": str(out), "progress": False, "tensorboard": False,
-    }
+    """test_selfplay's tiny run, with a few more decisions per update."""
+    cfg = tiny(out, seed=11, num_envs=8, rollout_ticks=24, total_steps=800, max_steps=400,
+               minibatch_size=128)
     cfg.update(over)
     return cfg
-
-
-def weights(path: Path) -> dict[str, Any]:
-    return torch.load(path, map_location="cpu", weights_only=True)["policy"]["model"]
-
-
-def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 @pytest.mark.parametrize("n", [2, 4])

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {name: make() for name, make in makers.items() if name not in skip}
     for run in runs.values():  # warm-up: compiled kernels loaded, first allocations made
         run()
-    totals = {name: [0, 0.0, 0.0] for name in runs}
+    totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in runs}
     for _ in range(a.rounds):
         for name, run in runs.items():
             d, w, c = measure(run, a.seconds)
@@ -111,10 +111,11 @@ def main(argv: list[str] | None = None) -> int:
           f"contender; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs")
     base = totals.get("python")
-    for name, (d, w, c) in totals.items():
-        ratio = f"  x{(d / w) / (base[0] / base[1]):.1f} vs python" if base and base[0] else ""
-        print(f"{name:>18}: {d / w:9.0f} decisions/s wall  {d / c:9.0f} per CPU-second"
-              f"{ratio}")
+    for name, (dec, wall, cpu) in totals.items():
+        ratio = (f"  x{(dec / wall) / (base[0] / base[1]):.1f} vs python" if base and base[0]
+                 else "")
+        print(f"{name:>18}: {dec / wall:9.0f} decisions/s wall  {dec / cpu:9.0f} per "
+              f"CPU-second{ratio}")
     print("batch, python: configs/train/classic_selfplay.yaml with opponents: self, no "
           "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
           "self, frozen), no teacher; python-previous: the trainer's config before the batch "

@@ -41,6 +41,18 @@ class AgentCache:
             self.cache[key] = agent
         return agent
 
+    def for_seat(self, kind: int, slot: int, seat: int, teaching: bool) -> Any:
+        """A new game's agent for a seat, reset: its ``rule`` / ``random`` opponent, a learner
+        seat's teacher while kickstarting (``teaching``), else ``None``."""
+        agent = None
+        if kind in (RULE, RANDOM):
+            agent = self.get(KIND_NAMES[kind], slot, seat)
+        elif kind == LEARNER and teaching and self.cfg.teacher:
+            agent = self.get(self.cfg.teacher, slot, seat, role="teacher")
+        if agent is not None:
+            agent.reset()
+        return agent
+
 
 class OpponentPool:
     """The opponent mix of ``cfg.opponents`` and the frozen versions (update numbers, oldest

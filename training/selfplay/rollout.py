@@ -18,10 +18,7 @@ from training.ppo_model import PolicyNet
 from training.selfplay.buffer import DecisionBuffer
 from training.selfplay.opponents import (
     FROZEN,
-    KIND_NAMES,
     LEARNER,
-    RANDOM,
-    RULE,
     AgentCache,
     OpponentPool,
 )
@@ -99,14 +96,8 @@ class Rollout(DecisionBuffer):
             kind = kinds[s]
             self.kind[i][s] = kind
             self.frozen_ver[i][s] = versions[s]
-            agent = None
-            if kind in (RULE, RANDOM):
-                agent = self.agents.get(KIND_NAMES[kind], i, s)
-                agent.reset()
-            elif kind == LEARNER and self.teacher_coef > 0 and self.cfg.teacher:
-                agent = self.agents.get(self.cfg.teacher, i, s, role="teacher")
-                agent.reset()
-            self.seat_agent[i][s] = agent  # a learner seat's agent is its teacher
+            # a learner seat's agent is its teacher
+            self.seat_agent[i][s] = self.agents.for_seat(kind, i, s, self.teacher_coef > 0)
         self.label[i] = label
         self.ep_return[i] = [0.0] * n
 

@@ -24,7 +24,6 @@ from training.ppo_model import PolicyNet
 from training.selfplay.buffer import DecisionBuffer
 from training.selfplay.opponents import (
     FROZEN,
-    KIND_NAMES,
     LEARNER,
     RANDOM,
     RULE,
@@ -111,14 +110,8 @@ class VectorRollout(DecisionBuffer):
         self.kind[i] = kinds
         self.frozen_ver[i] = versions
         for s, kind in enumerate(kinds):
-            agent = None
-            if kind in (RULE, RANDOM):
-                agent = self.agents.get(KIND_NAMES[kind], i, s)
-                agent.reset()
-            elif kind == LEARNER and self.teacher_coef > 0 and self.cfg.teacher:
-                agent = self.agents.get(self.cfg.teacher, i, s, role="teacher")
-                agent.reset()
-            self.seat_agent[i][s] = agent  # a learner seat's agent is its teacher
+            # a learner seat's agent is its teacher
+            self.seat_agent[i][s] = self.agents.for_seat(kind, i, s, self.teacher_coef > 0)
         self.label[i] = label
         self.ep_return[i] = 0.0
         self.length[i] = 0
