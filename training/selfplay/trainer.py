@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -280,7 +281,11 @@ class SelfPlayTrainer:
         prev_det = torch.are_deterministic_algorithms_enabled()
         torch.set_num_threads(cfg.threads)
         if cfg.deterministic:
-            torch.use_deterministic_algorithms(True)
+            # exact on the CPU; on a GPU, ops without a deterministic kernel only warn
+            gpu = self.device.type == "cuda"
+            if gpu:  # read when cuBLAS starts: before the first matrix product
+                os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+            torch.use_deterministic_algorithms(True, warn_only=gpu)
         try:
             return self._run()
         finally:
