@@ -25,10 +25,11 @@ class BorrowedArray(types.Array):
 
     def __init__(self, dtype: Any, ndim: int, layout: str, readonly: bool = False,
                  aligned: bool = True) -> None:
-        super().__init__(dtype, ndim, layout, readonly=readonly, aligned=aligned,
+        super().__init__(dtype, ndim, layout, readonly=readonly,  # type: ignore[call-overload]
+                         aligned=aligned,
                          name=f"borrowed({dtype}, {ndim}d, {layout})")
 
-    def copy(self, dtype: Any = None, ndim: Any = None, layout: Any = None,
+    def copy(self, dtype: Any = None, ndim: Any = None, layout: Any = None,  # type: ignore[override]
              readonly: Any = None, aligned: Any = None) -> BorrowedArray:
         return BorrowedArray(self.dtype if dtype is None else dtype,
                              self.ndim if ndim is None else ndim,
@@ -42,7 +43,7 @@ class BorrowedArray(types.Array):
 
 
 @register_default(BorrowedArray)
-class _BorrowedModel(models.ArrayModel):  # type: ignore[misc]
+class _BorrowedModel(models.ArrayModel):
     """The array layout, minus the meminfo member that reference counting looks for."""
 
     def has_nrt_meminfo(self) -> bool:

@@ -296,7 +296,8 @@ def effect(s: Batch, t: Tables, i: int) -> bool:
             if chal or (t.stacking and e != E_WDC):
                 S[i, L.CHAL_OK] = chal
                 return _ask(s, i, v, P_STACK if e == E_DRAW else P_CHALLENGE)
-            if e == E_DRAW and t.reverse_back and _holds_reverse(s, t, i, v, t.ft[T.FT_FACE_COLOR, f]):
+            color = t.ft[T.FT_FACE_COLOR, f]
+            if e == E_DRAW and t.reverse_back and _holds_reverse(s, t, i, v, color):
                 return _ask(s, i, v, P_REVERSE_BACK)
         take_draw(s, t, i, v, 0)
         S[i, L.NEXT_SEAT] = (v + d) % n

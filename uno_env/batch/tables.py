@@ -24,8 +24,14 @@ OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pend
 
 # The rows of Tables.ft: the 1-D tables in one int16 array, so that a kernel call passes one
 # array instead of twenty (numba passes a tuple of arrays field by field, on every call).
-(FT_FACE_COLOR, FT_FACE_SYMBOL, FT_FACE_EFFECT, FT_FACE_DRAW, FT_FACE_POINTS, FT_FACE_WILD, FT_FACE_CHAL, FT_FLEX_EFFECT, FT_FLEX_DRAW, FT_FLEX_WILD, FT_FLEX_CHAL, FT_POWER_FLIP, FT_FIRST_REDRAW, FT_ACT_TYPE, FT_PLAY_FACE, FT_ACT_ARG, FT_PLAY_TWO, FT_PLAY_FLEX, FT_TARGET_ACT, FT_OBS_AT) = range(20)
-FT_ROWS = ("face_color", "face_symbol", "face_effect", "face_draw", "face_points", "face_wild", "face_chal", "flex_effect", "flex_draw", "flex_wild", "flex_chal", "power_flip", "first_redraw", "act_type", "play_face", "act_arg", "play_two", "play_flex", "target_act", "obs_at")
+(FT_FACE_COLOR, FT_FACE_SYMBOL, FT_FACE_EFFECT, FT_FACE_DRAW, FT_FACE_POINTS, FT_FACE_WILD,
+ FT_FACE_CHAL, FT_FLEX_EFFECT, FT_FLEX_DRAW, FT_FLEX_WILD, FT_FLEX_CHAL, FT_POWER_FLIP,
+ FT_FIRST_REDRAW, FT_ACT_TYPE, FT_PLAY_FACE, FT_ACT_ARG, FT_PLAY_TWO, FT_PLAY_FLEX,
+ FT_TARGET_ACT, FT_OBS_AT) = range(20)
+FT_ROWS = ("face_color", "face_symbol", "face_effect", "face_draw", "face_points", "face_wild",
+           "face_chal", "flex_effect", "flex_draw", "flex_wild", "flex_chal", "power_flip",
+           "first_redraw", "act_type", "play_face", "act_arg", "play_two", "play_flex",
+           "target_act", "obs_at")
 
 
 class Tables(NamedTuple):
