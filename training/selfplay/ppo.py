@@ -6,8 +6,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.policy import PolicyNet
 from training.config import SelfPlayConfig
-from training.ppo_model import PolicyNet
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, cfg: SelfPlayConfig,

@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.config import SelfPlayConfig
-from training.ppo_model import (
+from agents.policy import (
     PolicyNet,
     config_key,
     observation_scale,
     policy_payload,
     save_policy,
 )
+from training.config import SelfPlayConfig
 from training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
 from training.selfplay.opponents import AgentCache, OpponentPool
 from training.selfplay.ppo import ppo_update
