@@ -6,7 +6,9 @@ STAMP  := $(VENV)/.installed
 # torch must be pinned exactly: a CPU wheel of 2.13.0 lies in /opt/wheels; anything looser
 # lets pip pull a multi-GB CUDA build.  Keep in sync with the `train` extra in pyproject.toml.
 TORCH  := torch==2.13.0
-EXTRAS := train,tournament,bench,dev
+# web: FastAPI/uvicorn for `uno-env serve` and Playwright for the browser tests (which run
+# against Debian's chromium when it is installed; .ci/run installs it).
+EXTRAS := train,tournament,bench,dev,web
 
 .PHONY: venv demo test lint fix typecheck bench clean
 
@@ -34,9 +36,11 @@ typecheck: venv
 	$(BIN)/mypy
 
 test: venv
+	@command -v chromium >/dev/null 2>&1 || echo "NOTE: no chromium on PATH: the browser tests \
+	(tests/test_web_browser.py) are SKIPPED; install it with: apt-get install chromium"
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -rs
 
 bench: venv
 	$(BIN)/uno-env bench

@@ -80,4 +80,16 @@ def _parse_keys(spec: str, rest: str) -> dict[str, Any]:
     return out
 
 
-__all__ = ["SPECS", "Agent", "RandomAgent", "RuleAgent", "legal_actions", "load", "seed_agent"]
+def trained_options(spec: str, num_players: int = 2) -> dict[str, Any]:
+    """The rule options an agent must play with: a PPO checkpoint's training table (its
+    env must be built with them: :func:`load` refuses another); ``{}`` for other agents."""
+    kind, _, rest = spec.strip().partition(":")
+    if kind.lower() == "ppo" and rest:
+        ppo = importlib.import_module("agents.ppo")
+        opts: dict[str, Any] = ppo.trained_options(rest, num_players)
+        return opts
+    return {}
+
+
+__all__ = ["SPECS", "Agent", "RandomAgent", "RuleAgent", "legal_actions", "load", "seed_agent",
+           "trained_options"]

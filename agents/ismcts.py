@@ -159,15 +159,23 @@ class ISMCTSAgent:
 
     def _load_prior(self, prior: str, variant: str, num_players: int,
                     options: dict[str, Any]) -> None:
-        import agents
+        """The policy network of ``ppo:VARIANT`` / ``ppo:PATH`` (``VARIANT`` or a path alone
+        also do). Only its layout must match: it guides the search, so a checkpoint trained
+        at another table of rules (say with voluntary draws) may still serve as a prior."""
+        from agents.ppo import checkpoint_path
+        from training.ppo_model import config_key, load_policy
 
-        spec = prior if ":" in prior else f"ppo:{prior}"
-        agent = agents.load(spec, variant=variant, num_players=num_players, **options)
-        net = getattr(agent, "net", None)
-        if net is None:
-            raise ValueError(f"prior {prior!r} is not a policy network (use ppo:VARIANT or "
-                             "ppo:PATH)")
-        self.net = net
+        rest = prior.split(":", 1)[1] if prior.lower().startswith("ppo:") else prior
+        if ":" in rest:
+            raise ValueError(f"prior {prior!r} must be ppo:VARIANT or ppo:PATH")
+        net, payload = load_policy(checkpoint_path(rest, num_players))
+        want = config_key(variant, num_players, options)
+        for k in ("variant", "num_players", "obs_dim", "action_meanings"):
+            if payload.get(k) != want[k]:
+                raise ValueError(f"prior {prior!r} was trained for {payload.get('variant')} "
+                                 f"with {payload.get('num_players')} players; its {k} differs "
+                                 f"from {want['variant']} with {num_players} players")
+        self.net = net.eval()
         # a critic that reads privileged features is meaningless without them: roll out
         self.value_from_net = getattr(net, "value_trunk", None) is None
 

@@ -12,6 +12,10 @@ from training.ppo_model import PolicyNet, config_key, load_policy
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
+LEGACY_RULES = {"voluntary_draw": True, "catch_window": "turn"}
+"""What the engine did before these options existed (RULES.md G-draw, G-uno): a policy file
+whose options lack a key was trained with this value."""
+
 
 def shipped_checkpoint(variant: str, num_players: int = 2) -> Path:
     """Where the checkpoint shipped for a variant lives: ``agents/checkpoints/<v>_<n>p.pt``."""
@@ -68,6 +72,54 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
     argmax.
     """
     greedy = bool(options.pop("greedy", True))
+    path = checkpoint_path(spec_rest, num_players)
+    net, payload = load_policy(path)
+    want = config_key(variant, num_players, options)
+    trained = trained_rules(payload)
+    for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
+        if payload.get(k) != want[k]:
+            shown = (f"{payload.get(k)!r} vs {want[k]!r}" if k != "action_meanings"
+                     else "the action tables differ")
+            raise ValueError(
+                f"checkpoint {str(path)!r} was trained for {payload.get('variant')} with "
+                f"{payload.get('num_players')} players and options {trained}; "
+                f"it cannot play {want['variant']} with {num_players} players and options "
+                f"{want['options']} ({k}: {shown})")
+    differ = {k: v for k, v in trained.items() if want["options"].get(k) != v}
+    if differ:
+        given = ", ".join(f"{k}={want['options'].get(k)!r}" for k in differ)
+        need = ", ".join(f"{k}={v!r}" for k, v in differ.items())
+        raise ValueError(
+            f"checkpoint {str(path)!r} was trained with other rules than this table's "
+            f"({given}); it cannot play here. Play it at a table with {need} "
+            f"(agents.trained_options('ppo:{spec_rest}') gives all its options; on the "
+            f"command line: " + " ".join(f"--option {k}={_cli(v)}" for k, v in differ.items())
+            + ")")
+    info = {k: payload[k] for k in ("variant", "num_players", "hidden")}
+    info["options"] = trained
+    info["path"] = str(path)
+    info.update(payload.get("info", {}))
+    return PPOAgent(net, info, greedy=greedy, seed=seed)
+
+
+def _cli(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def trained_rules(payload: dict[str, Any]) -> dict[str, Any]:
+    """The rule options a policy file was trained with (keys it predates: LEGACY_RULES)."""
+    return {**LEGACY_RULES, **dict(payload.get("options") or {})}
+
+
+def trained_options(spec_rest: str, num_players: int = 2) -> dict[str, Any]:
+    """The rule options of the table a checkpoint (path or variant name) was trained at:
+    build its env with these to play it (``agents.load`` refuses any other table)."""
+    _, payload = load_policy(checkpoint_path(spec_rest, num_players))
+    return trained_rules(payload)
+
+
+def checkpoint_path(spec_rest: str, num_players: int = 2) -> Path:
+    """The file ``ppo:<spec_rest>`` names: a path, or the checkpoint shipped for a variant."""
     path = Path(spec_rest)
     if not path.is_file():
         from uno_env import list_variants
@@ -83,18 +135,4 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
             raise FileNotFoundError(
                 f"ppo:{spec_rest} is neither a checkpoint file nor a variant name; variants: "
                 f"{', '.join(list_variants())}")
-    net, payload = load_policy(path)
-    want = config_key(variant, num_players, options)
-    for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
-        if payload.get(k) != want[k]:
-            shown = (f"{payload.get(k)!r} vs {want[k]!r}" if k != "action_meanings"
-                     else "the action tables differ")
-            raise ValueError(
-                f"checkpoint {str(path)!r} was trained for {payload.get('variant')} with "
-                f"{payload.get('num_players')} players and options {payload.get('options')}; "
-                f"it cannot play {want['variant']} with {num_players} players and options "
-                f"{want['options']} ({k}: {shown})")
-    info = {k: payload[k] for k in ("variant", "num_players", "options", "hidden")}
-    info["path"] = str(path)
-    info.update(payload.get("info", {}))
-    return PPOAgent(net, info, greedy=greedy, seed=seed)
+    return path

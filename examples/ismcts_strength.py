@@ -23,19 +23,24 @@ import time
 from pathlib import Path
 from typing import Any
 
+import agents
 from training.evaluate import evaluate
 
 
 def row(spec: str, opponent: str, games: int, variant: str, workers: int,
         seed: int) -> dict[str, Any]:
+    """One match; against a PPO agent at the table of rules it was trained at."""
     t = time.perf_counter()
-    r = evaluate(spec, opponent, games, variant=variant, seed=seed, workers=workers)
+    opts = agents.trained_options(opponent)
+    r = evaluate(spec, opponent, games, variant=variant, seed=seed, workers=workers,
+                 options=opts)
     a = r.agents[0]
     out = {"agent": spec, "opponent": opponent, "games": games, "wins": a.wins,
            "win_rate": a.win_rate, "ci95": [a.ci_low, a.ci_high],
-           "seconds": round(time.perf_counter() - t, 1),
+           "seconds": round(time.perf_counter() - t, 1), "options": opts,
            "command": f"uno-env evaluate --agents '{spec},{opponent}' --variant {variant} "
-                      f"--games {games} --seed {seed}"}
+                      f"--games {games} --seed {seed}"
+                      + "".join(f" --option {k}={v}" for k, v in opts.items())}
     print(f"{spec:45s} vs {opponent:12s} {a.win_rate:6.1%} [{a.ci_low:.1%}, {a.ci_high:.1%}]"
           f"  ({games} games, {out['seconds']} s)", flush=True)
     return out

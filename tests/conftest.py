@@ -28,12 +28,25 @@ def choice_options(variant: str) -> dict[str, tuple[Any, ...]]:
             if opt.allowed is not None}
 
 
+ROTATED = ("catch_window", "voluntary_draw")
+"""Options laid over the product instead of multiplying it (that would quadruple the API
+tests): each combination of the product gets the ROTATED combination numbered by the sum of
+its value indices, so every value of every other option meets every ROTATED combination."""
+
+
 def option_combos(variant: str) -> list[dict[str, Any]]:
-    """Every combination of the variant's bool/enum options (the cartesian product)."""
+    """Every combination of the variant's bool/enum options (the cartesian product), with
+    the ROTATED options' combinations rotated over it."""
     choices = choice_options(variant)
-    names = sorted(choices)
-    return [dict(zip(names, values, strict=True))
-            for values in itertools.product(*(choices[n] for n in names))]
+    names = sorted(n for n in choices if n not in ROTATED)
+    rot = sorted(n for n in choices if n in ROTATED)
+    rot_values = list(itertools.product(*(choices[n] for n in rot)))
+    out = []
+    for idx in itertools.product(*(range(len(choices[n])) for n in names)):
+        combo = {n: choices[n][i] for n, i in zip(names, idx, strict=True)}
+        combo.update(zip(rot, rot_values[sum(idx) % len(rot_values)], strict=True))
+        out.append(combo)
+    return out
 
 
 def player_counts(variant: str, opts: dict[str, Any] | None = None) -> list[int]:

@@ -67,6 +67,10 @@ def make_deck(
     return deal + [chosen_first] + top + pool + low
 
 
+# The publisher's rules (Flip, Flex and Express defaults); classic defaults to the seeds'.
+SCENARIO_RULES: dict[str, Any] = {"voluntary_draw": True, "catch_window": "turn"}
+
+
 def new_env(
     num_players: int = 2,
     dealer: int = 0,
@@ -80,7 +84,12 @@ def new_env(
     **options: Any,
 ) -> raw_env:
     """A reset ``raw_env`` dealt from :func:`make_deck` (``options`` are rule options,
-    ``env_kwargs`` the environment's own: reward, max_steps, ...)."""
+    ``env_kwargs`` the environment's own: reward, max_steps, ...).
+
+    Scenarios play with voluntary draws and the one-turn catch window unless they say
+    otherwise (:data:`SCENARIO_RULES`): most were written as move-by-move sequences that draw
+    while holding a playable card. The tests of G-draw and G-uno pass both settings."""
+    options = {**SCENARIO_RULES, **options}
     env = raw_env(variant, num_players, **dict(env_kwargs or {}), **options)
     deck = make_deck(variant, num_players, dealer, hands, first, draw, bottom=bottom)
     env.reset(seed=seed, options={"deck": deck, "dealer": dealer})

@@ -13,7 +13,9 @@ import gymnasium
 import numpy as np
 import pytest
 from conftest import (
+    ROTATED,
     VARIANTS,
+    choice_options,
     config_id,
     configs,
     iter_steps,
@@ -65,6 +67,15 @@ def test_every_combination_is_covered() -> None:
         assert len(at_min) == len(combos)
         if v == "classic":  # 2 * 2 * 2 * 2 * 3 (uno_catch) * 2 (scoring) * 2 (episode)
             assert len(combos) == 192
+        # every value of every option meets every combination of the rotated options
+        rotated = {tuple(c[k] for k in ROTATED) for c in combos}
+        assert len(rotated) == 4
+        for name, allowed in choice_options(v).items():
+            if name in ROTATED:
+                continue
+            for value in allowed:
+                assert {tuple(c[k] for k in ROTATED) for c in combos if c[name] == value} \
+                    == rotated, (v, name, value)
         counts = {n for (name, n, _) in CONFIGS if name == v}
         assert counts == {n for c in combos for n in player_counts(v, c)}
 

@@ -22,7 +22,8 @@ from scenario_helpers import (
 from uno_env import DEFAULT_MAX_STEPS, raw_env
 
 DEFAULTS = {"wd_challenge": True, "stacking": False, "double_play": False, "jump_in": False,
-            "uno_catch": "auto", "scoring": "winner", "target_score": 500, "episode": "round"}
+            "uno_catch": "auto", "catch_window": "until-out", "voluntary_draw": False,
+            "scoring": "winner", "target_score": 500, "episode": "round"}
 
 
 def test_option_defaults() -> None:

@@ -80,6 +80,24 @@ def _check_masks(e: Any) -> None:
             assert not mask.any(), f"{a} is not to act but has a non-empty mask"
     if not over:
         assert e.agent_selection == e.possible_agents[g.current]
+        _check_draw_and_catch(e)
+
+
+def _check_draw_and_catch(e: Any) -> None:
+    """(g) G-draw: without voluntary draws, draw is offered on a turn exactly when no play
+    is; G-uno: with the until-out window, catch is offered exactly while an opponent of the
+    one to act holds one card without having called UNO."""
+    g, A = e.engine, e.game.actions
+    legal = set(g.legal)
+    meanings = [e.action_meanings[a] for a in legal]
+    if e.phase == "play" and not e.options["voluntary_draw"]:
+        plays = [m for m in meanings if m.startswith(("play ", "play-two "))]
+        assert (A.draw in legal) == (not plays), meanings
+    if e.options.get("uno_catch") == "decision" and e.options["catch_window"] == "until-out":
+        exposed = any(g.hand_len[s] == 1 and not g.uno_called[s]
+                      for s in range(g.n) if s != g.current)
+        assert e.phase != "catch"
+        assert (A.catch in legal) == exposed, meanings
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

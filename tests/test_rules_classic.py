@@ -57,7 +57,7 @@ def test_c_deck() -> None:
 
 @pytest.mark.parametrize("n", range(2, 11))
 def test_c_players_accepted(n: int) -> None:
-    env = raw_env("classic", n)
+    env = raw_env("classic", n, voluntary_draw=True)  # no forced plays after the deal
     env.reset(seed=n)
     assert env.possible_agents == [f"player_{i}" for i in range(n)]
     g = env.engine

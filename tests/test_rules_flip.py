@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scenario_helpers import act, discard, legal, obs, phase, pile, top
 
-from uno_env import PHASES, Game, raw_env
+from uno_env import PHASES, Game, State, raw_env
 from uno_env.variants import find_variant
 from uno_env.variants.flip import Flip
 
@@ -391,6 +391,10 @@ def test_f_flip_wild_on_top_colour_from_flip_player(first: str) -> None:
     # the player who played the Flip names the colour, from the dark palette
     assert g.current == 1 and phase(env) == "color"
     assert legal(env) == {"color pink", "color teal", "color orange", "color purple"}
+    # while it is being chosen no colour is active: not green, the colour before the Flip
+    assert color(env) is None and env.snapshot()["active_color"] is None
+    for seat in range(3):
+        assert not decoded(env, seat, "active_color").any()
     act(env, "color teal")
     assert color(env) == "teal"
     # a Wild Draw Colour that comes up this way does not make anyone draw
@@ -498,7 +502,7 @@ def test_f_first_discard_flip_then_wild_dealer_chooses() -> None:
 
     game = Game(RePaired(), 3)
     deck = [swap.get(n, n) for n in flip_deck(3, 1, FIRST_HANDS, "red-flip|purple-9")]
-    st = game.new_state(seed=0, deck=deck, dealer=1)
+    st = State(game, seed=0, deck=deck, dealer=1)
     meanings = {game.actions.meanings[a] for a in st.legal}
     assert st.side == 1 and game.face_names[st.faces_of[st.discard[-1]]] == "wild"
     assert st.current == 1 and meanings == {f"color {c}" for c in DARK}  # the dealer

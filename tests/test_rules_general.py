@@ -142,6 +142,22 @@ def test_g_match_active_color_after_wild() -> None:
     assert legal(env) == {"play blue-3", "draw"}
 
 
+# --- G-wild-color ----------------------------------------------------------------------------
+
+def test_g_wild_color_no_active_colour_while_choosing() -> None:
+    """While the colour is being chosen neither the snapshot nor any observation shows the
+    colour that was active before the wild."""
+    env = new_env(2, 0, hands={1: ["wild", "red-9"], 0: SEAT0}, first="red-5")
+    assert color(env) == "red"
+    act(env, "play wild")
+    assert phase(env) == "color" and color(env) is None
+    assert env.snapshot()["active_color"] is None
+    for seat in (0, 1):
+        assert not obs(env, seat)["active_color"].any()
+    act(env, "color green")
+    assert color(env) == "green" and list(obs(env, 0)["active_color"]) == [0, 0, 1, 0]
+
+
 # --- G-draw, G-draw-then-play -------------------------------------------------------------
 
 def test_g_draw_allowed_with_playable_card() -> None:
@@ -249,7 +265,7 @@ def _tie_deck() -> list[str]:
 
 
 def test_g_reshuffle_nothing_to_draw_ends_turn() -> None:
-    env = raw_env("classic", 2)
+    env = raw_env("classic", 2, voluntary_draw=True)
     env.reset(seed=0, options={"deck": _tie_deck(), "dealer": 0})
     drain(env)
     g = env.engine
@@ -262,7 +278,7 @@ def test_g_reshuffle_nothing_to_draw_ends_turn() -> None:
 
 
 def test_g_blocked_tie_nobody_scores() -> None:
-    env = raw_env("classic", 2)
+    env = raw_env("classic", 2, voluntary_draw=True)
     env.reset(seed=0, options={"deck": _tie_deck(), "dealer": 0})
     drain(env)
     assert len(hand(env, 1)) == 54 and len(hand(env, 0)) == 53
@@ -295,7 +311,7 @@ def test_g_blocked_lowest_hand_wins() -> None:
 
 
 def test_g_blocked_needs_every_player_to_pass() -> None:
-    env = raw_env("classic", 3)
+    env = raw_env("classic", 3, voluntary_draw=True)
     env.reset(seed=0, options={"deck": make_deck("classic", 3, 0, first="red-0"),
                                "dealer": 0})
     drain(env)

@@ -199,9 +199,14 @@ def test_curve_and_results_files(tmp_path: Path) -> None:
 def test_shipped_checkpoint_plays_only_masked_actions() -> None:
     path = shipped_checkpoint("classic")
     assert path.stat().st_size < 5_000_000
-    agent = agents.load("ppo:classic")
-    sampler = agents.load("ppo:classic", seed=1, greedy=False)
-    e = uno_env.raw_env("classic", 2, max_steps=500)
+    rules = agents.trained_options("ppo:classic")  # trained before the seeds' classic rules
+    assert rules["voluntary_draw"] is True and rules["catch_window"] == "turn"
+    with pytest.raises(ValueError, match=r"voluntary_draw=True.*--option voluntary_draw=true"):
+        agents.load("ppo:classic")  # the default classic table draws only when stuck
+    agent = agents.load("ppo:classic", **rules)
+    sampler = agents.load("ppo:classic", seed=1, greedy=False, **rules)
+    assert agent.info["options"] == rules
+    e = uno_env.raw_env("classic", 2, max_steps=500, **rules)
     phases = set()
     for game in range(6):
         e.reset(seed=game)
@@ -215,7 +220,7 @@ def test_shipped_checkpoint_plays_only_masked_actions() -> None:
             e.step(a)
     assert {"play", "color"} <= phases
     with pytest.raises(ValueError, match="cannot play"):
-        agents.load("ppo:classic", uno_catch="decision")
+        agents.load("ppo:classic", **{**rules, "uno_catch": "decision"})
     with pytest.raises(FileNotFoundError):
         agents.load("ppo:classic", num_players=3)
 
@@ -224,5 +229,6 @@ def test_shipped_checkpoint_beats_random_quickly() -> None:
     if not shipped_checkpoint("classic").is_file():
         pytest.skip("no shipped classic checkpoint")
     net, _ = load_policy(shipped_checkpoint("classic"))
-    r = evaluate_policy(net, "random", games=40, seed=7, num_envs=20)
+    r = evaluate_policy(net, "random", games=40, seed=7, num_envs=20,
+                        options=agents.trained_options("ppo:classic"))
     assert r["games"] == 40 and r["wins"] >= 30

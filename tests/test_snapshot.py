@@ -147,6 +147,8 @@ def test_round_trip_in_every_decision_phase(variant: str, phase: str) -> None:
     if not _enabled(variant, phase):
         pytest.skip(f"{variant} has no {phase!r} decision")
     opts = maximal_options(variant)
+    if phase == "catch":  # the catch phase exists with the one-turn window only (G-uno)
+        opts["catch_window"] = "turn"
     found = 0
     for seed in range(40):
         n = player_counts(variant, opts)[seed % 2]

@@ -98,6 +98,8 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the tournament logged in --out")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-replay-pages", action="store_true",
+                   help="index.html without a replay page per game (about 30 kB each)")
     p.set_defaults(func=cmd_tournament)
 
 
@@ -175,13 +177,14 @@ def cmd_tournament(a: argparse.Namespace) -> int:
         print(f"uno-env: {err}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - t0
-    return report(records, cfg, out, seconds)
+    return report(records, cfg, out, seconds, replay_pages=not a.no_replay_pages)
 
 
 REPORT_FAILED = 3  # the exit code of a tournament that finished but could not write a report
 
 
-def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float) -> int:
+def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float,
+           replay_pages: bool = True) -> int:
     """Write and print the reports of a finished tournament. A report that fails is said
     plainly and sets the exit code to ``REPORT_FAILED``; it never loses the results: the
     games are in games.jsonl, and every other report is still written."""
@@ -195,12 +198,18 @@ def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float) -
               file=sys.stderr)
         return REPORT_FAILED
     failed = write_reports(out, summary)
+    try:  # index.html, with a replay page per game (tournament.web)
+        from tournament.web.report import write_index
+
+        write_index(out, summary, records, replays=replay_pages)
+    except Exception as err:  # noqa: BLE001
+        failed.append(f"index.html: {type(err).__name__}: {err}")
     try:
         print(format_table(summary))
     except Exception as err:  # noqa: BLE001
         failed.append(f"the printed table: {type(err).__name__}: {err}")
-    print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (results.json, "
-          "results.csv, ratings.png, games.jsonl)")
+    print(f"{len(records)} games in {seconds:.1f}s; reports in {out}/ (index.html, "
+          "results.json, results.csv, ratings.png, games.jsonl)")
     for line in failed:
         print(f"uno-env: the tournament finished, but a report failed: {line}", file=sys.stderr)
     return REPORT_FAILED if failed else 0

@@ -61,10 +61,12 @@ def demo_tournament(variant: str) -> None:
 
     specs = ["random", "rule"]
     checkpoint = Path(agents.__file__).resolve().parent / "checkpoints" / f"{variant}_2p.pt"
+    options: dict[str, Any] = {}
     if checkpoint.exists():
         specs.append(f"ppo:{variant}")
+        options = agents.trained_options(f"ppo:{variant}")  # the table it was trained at
     cfg = TournamentConfig(agents=specs, variant=variant, players=2, games=60, seed=0,
-                           max_steps=2000, workers=1)
+                           max_steps=2000, workers=1, options=options)
     print(f"=== a short tournament: {', '.join(specs)} ({cfg.games} games, duplicate deals) ===")
     t0 = time.perf_counter()
     records = run_tournament(cfg, progress=False)

@@ -72,20 +72,25 @@ def _rlcard(seed: int) -> Runner:
 
 
 def contenders(variant: str = "classic", num_players: int = 2,
-               include_rlcard: bool = True, seed: int = 0) -> dict[str, Runner]:
+               include_rlcard: bool = True, seed: int = 0,
+               options: dict[str, Any] | None = None) -> dict[str, Runner]:
     out: dict[str, Runner] = {}
+    opts = dict(options or {})
     if include_rlcard:
         out["rlcard uno (env.step)"] = _rlcard(seed)
-    out[f"uno-env raw_env ({variant})"] = _ours(lambda: raw_env(variant, num_players), seed)
-    out[f"uno-env env() ({variant})"] = _ours(lambda: wrapped_env(variant, num_players), seed)
+    out[f"uno-env raw_env ({variant})"] = _ours(lambda: raw_env(variant, num_players, **opts),
+                                                seed)
+    out[f"uno-env env() ({variant})"] = _ours(
+        lambda: wrapped_env(variant, num_players, **opts), seed)
     return out
 
 
 def bench(variant: str = "classic", num_players: int = 2, seconds: float = 2.0,
-          rounds: int = 3, include_rlcard: bool = True,
-          seed: int = 0) -> dict[str, dict[str, float]]:
-    """Median steps/s and games/s of each contender over ``rounds`` alternating rounds."""
-    runs = contenders(variant, num_players, include_rlcard, seed)
+          rounds: int = 3, include_rlcard: bool = True, seed: int = 0,
+          options: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+    """Median steps/s and games/s of each contender over ``rounds`` alternating rounds
+    (ours at the rule ``options``, default: the variant's defaults)."""
+    runs = contenders(variant, num_players, include_rlcard, seed, options)
     samples: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
     for _ in range(rounds):
         for name, run in runs.items():

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WILD = 4
-"""The colour index of a wild face (no colour until one is chosen)."""
+NUM_COLORS = 4
+"""Colours per side (a palette)."""
+WILD = NUM_COLORS
+"""The colour index of a wild face, and the active colour while none is chosen yet."""
 
 LIGHT_COLORS = ("red", "yellow", "green", "blue")
 DARK_COLORS = ("pink", "teal", "orange", "purple")

@@ -40,7 +40,10 @@ COMMANDS: dict[str, Command] = {
     "demo": Command("one rendered game, a short simulation and a short tournament",
                     "tournament.demo:add_parser"),
     "play": Command("play UNO in the terminal against agents", "tournament.play:add_parser"),
-    "replay": Command("show a recorded game move by move", "tournament.replay:add_parser"),
+    "replay": Command("show a recorded game move by move (or write it as a web page)",
+                      "tournament.replay_cli:add_parser"),
+    "serve": Command("play UNO in the browser against agents (a local web server)",
+                     "tournament.web.server:add_parser"),
     "tournament": Command("a fair, duplicate-dealt tournament between agents",
                           "tournament.cli:add_tournament_parser"),
     "train": Command("train an agent from a YAML config", "training.cli:add_train_parser"),
@@ -167,7 +170,8 @@ def cmd_bench(a: argparse.Namespace) -> int:
     for v in variants:
         include = v == "classic" and not a.no_rlcard
         print(report(bench(v, a.players, seconds=a.seconds, rounds=a.rounds,
-                           include_rlcard=include, seed=a.seed)))
+                           include_rlcard=include, seed=a.seed,
+                           options=options_dict(a.option))))
         print()
     return 0
 
@@ -191,6 +195,8 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-rlcard", action="store_true")
+    p.add_argument("--option", action="append", type=parse_option, metavar="K=V",
+                   help="rule option of our contenders, repeatable (e.g. voluntary_draw=true)")
     p.set_defaults(func=cmd_bench)
 
 

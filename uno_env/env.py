@@ -10,6 +10,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout, StateLayout
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
@@ -105,8 +106,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._seeder = SplitMix64(secrets.randbits(64) if seed is None else seed)
         game_seed = self._seeder.next_u64()  # seed s -> game seed: the README's seeding
         opts = options or {}
-        self._game = self.game.new_state(seed=game_seed, deck=opts.get("deck"),
-                                         dealer=opts.get("dealer"))
+        self._game = State(self.game, seed=game_seed, deck=opts.get("deck"),
+                           dealer=opts.get("dealer"))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -253,7 +254,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         data["hands"] = {self.possible_agents[s]: h for s, h in enumerate(data["hands"])}
         data["current"] = self.agent_selection
         colors = self.game.colors[g.side]
-        data["active_color"] = colors[g.active_color] if g.active_color < 4 else None
+        data["active_color"] = colors[g.active_color] if g.active_color != WILD else None
         data["env"] = {
             "num_steps": self.num_steps, "paid_rounds": self._paid_rounds,
             "agents": list(self.agents), "rewards": dict(self.rewards),
@@ -277,7 +278,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         data["current"] = env["engine_current"]
         colors = self.game.colors[int(data["side"])]
         ac = data["active_color"]
-        data["active_color"] = 4 if ac is None else colors.index(ac)
+        data["active_color"] = WILD if ac is None else colors.index(ac)
         self._game = State.from_dict(self.game, data)
         self.agents = list(env["agents"])
         self.num_steps = env["num_steps"]

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uno_env.rules.state import P_CATCH, P_OVER, PHASES
+from uno_env.cards import NUM_COLORS, WILD
+from uno_env.rules.state import P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -48,8 +49,8 @@ class ObservationLayout:
         add = self._add
         add("hand", nf, copies, "own hand: count of each face (see `face_names`)")
         add("top", nf, 1, "top card of the discard pile: one-hot face")
-        add("active_color", 4, 1,
-            "active colour: one-hot (all zero before a wild's colour is chosen)")
+        add("active_color", NUM_COLORS, 1,
+            "active colour: one-hot (all zero while a wild's colour is being chosen)")
         add("counter_clockwise", 1, 1, "1 when play goes counter-clockwise")
         add("phase", len(PHASES), 1, f"decision asked of the observer: one-hot {PHASES}; all zero "
             "when not to act")
@@ -60,7 +61,8 @@ class ObservationLayout:
         add("own_uno", 1, 1, "1 when the observer has called UNO")
         add("opp_hand_size", others, cards, "hand size of each other player (+1, +2, ...)")
         add("opp_uno", others, 1, "1 when that player has called UNO")
-        add("catch_target", others, 1, "in the catch phase: the player who may be caught")
+        add("catch_target", others, 1,
+            "the player whom `catch` would penalise now (when it is offered)")
         add("revealed", nf, copies, "the hand last shown to the observer by a challenge")
         add("revealed_from", others, 1, "whose hand `revealed` is (relative seat)")
         # G-score: a score stays below the target until the round that ends the match, which
@@ -145,7 +147,7 @@ class ObservationLayout:
         nf = self._nf
         b[0:nf] = state.counts[seat]
         b[self._top + state.faces_of[state.discard[-1]]] = 1
-        if state.active_color < 4:
+        if state.active_color != WILD:
             b[self._color + state.active_color] = 1
         if state.direction < 0:
             b[self._ccw] = 1
@@ -153,8 +155,9 @@ class ObservationLayout:
         to_act = state.current == seat and phase != P_OVER
         if to_act:
             b[self._phase + phase] = 1
-            if phase == P_CATCH:
-                b[self._catch + (state.play_seat - seat) % state.n] = 1
+            victim = state.catch_victim()
+            if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
+                b[self._catch + (victim - seat) % state.n] = 1
         b[self._pending] = min(state.pending, 255)
         b[self._pile] = len(state.draw_pile)
         o = self._discard
@@ -199,7 +202,7 @@ class StateLayout:
     def __init__(self, game: Game) -> None:
         n, nf = game.num_players, game.num_faces
         self.pieces = [
-            ("hands", n * nf), ("top", nf), ("active_color", 4), ("counter_clockwise", 1),
+            ("hands", n * nf), ("top", nf), ("active_color", NUM_COLORS), ("counter_clockwise", 1),
             ("phase", len(PHASES)), ("current", n), ("pending_draw", 1), ("draw_pile", nf),
             ("discard", nf), ("uno_called", n), ("scores", n), ("dark_side", 1),
             ("power_green", n), ("hands_hidden", n * nf if game.num_sides > 1 else 0),
@@ -220,7 +223,7 @@ class StateLayout:
             o = st["hands"] + s * nf
             out[o:o + nf] = np.frombuffer(bytes(state.counts[s]), dtype=np.uint8)
         out[st["top"] + state.faces_of[state.discard[-1]]] = 1
-        if state.active_color < 4:
+        if state.active_color != WILD:
             out[st["active_color"] + state.active_color] = 1
         out[st["counter_clockwise"]] = state.direction < 0
         out[st["phase"] + state.phase] = 1

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout
 from uno_env.rules.state import P_OVER, PHASES
 
@@ -132,7 +133,7 @@ def _render_all(state: State, seat: int, names: Sequence[str] | None, color: boo
     faces = g.face_names
     palette = g.colors[state.side]
     top = state.faces_of[state.discard[-1]]
-    active = palette[state.active_color] if state.active_color < 4 else "(to choose)"
+    active = palette[state.active_color] if state.active_color != WILD else "(to choose)"
     lines = [
         f"{g.variant.name} | {names[seat]}'s view | "
         f"{'clockwise' if state.direction > 0 else 'counter-clockwise'} | "

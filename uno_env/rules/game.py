@@ -6,20 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from uno_env import cards as K
-from uno_env.actions import ActionTable, build_actions
+from uno_env.rules.actions import ActionTable, build_actions
+from uno_env.rules.codes import EFFECT_CODES, UNO_DECISION, UNO_MODES
 from uno_env.variants.base import Variant, find_variant
-
-# Effect codes as small ints for the hot path.
-(E_NUMBER, E_SKIP, E_REVERSE, E_DRAW, E_WILD, E_WILD_DRAW, E_SKIP_EVERYONE, E_FLIP, E_WDC,
- E_REVERSE_SKIP, E_ALL_DRAW, E_TARGET_DRAW, E_ALL_FLIP) = range(13)
-EFFECT_CODES = {
-    K.NUMBER: E_NUMBER, K.SKIP: E_SKIP, K.REVERSE: E_REVERSE, K.DRAW: E_DRAW,
-    K.WILD_PLAIN: E_WILD, K.WILD_DRAW: E_WILD_DRAW, K.SKIP_EVERYONE: E_SKIP_EVERYONE,
-    K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC, K.REVERSE_SKIP: E_REVERSE_SKIP,
-    K.ALL_DRAW: E_ALL_DRAW, K.TARGET_DRAW: E_TARGET_DRAW, K.ALL_FLIP: E_ALL_FLIP,
-}
-
-UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
 
 # Match tables per variant name (they depend on the deck only): see Game.__init__.
 _MATCH_TABLES: dict[str, tuple[list[list[int]], list[list[int]]]] = {}
@@ -102,13 +91,12 @@ class Game:
             tables = _MATCH_TABLES[v.name] = (match, flex_match)
         self.match_bits, self.flex_match_bits = tables
         # E-reverse-back: the Reverse of each colour (per side), -1 where there is none.
-        self.reverse_face = [[-1] * 4 for _ in range(self.num_sides)]
+        self.reverse_face = [[-1] * K.NUM_COLORS for _ in range(self.num_sides)]
         for f, face in enumerate(faces):
             if face.effect == K.REVERSE and not face.is_wild:
                 self.reverse_face[face.side][face.color] = f
         self.actions: ActionTable = build_actions(v, num_players, o)
         assert self.actions.play == list(F)  # "play <face f>" is action f
-        self.play_flex = self.actions.play_flex
         self.num_actions = len(self.actions)
         self.hand_size = v.hand_size
         self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}
@@ -117,9 +105,12 @@ class Game:
         self.double_play = bool(o.get("double_play"))
         self.jump_in = bool(o.get("jump_in"))
         self.reverse_back = bool(o.get("reverse_back"))
-        self.wd_challenge = bool(o.get("wd_challenge"))
-        self.uno_mode = {"off": UNO_OFF, "auto": UNO_AUTO, "decision": UNO_DECISION}[
-            o.get("uno_catch", "off")]
+        self.uno_mode = UNO_MODES[o.get("uno_catch", "off")]
+        # G-uno: with `until-out` and catching as a decision, every decision of an opponent
+        # offers `catch` while an uncalled one-card hand stands (no catch phase after a play)
+        self.catch_until_out = (self.uno_mode == UNO_DECISION
+                                and o["catch_window"] == "until-out")
+        self.voluntary_draw = bool(o["voluntary_draw"])  # G-draw
         self.uno_penalty = v.uno_penalty
         self.penalty_scoring = o.get("scoring") == "penalty"
         self.target_score = int(o["target_score"])
@@ -154,8 +145,3 @@ class Game:
             out.append(pool.pop(0))
         return out
 
-    def new_state(self, seed: int | None = None, deck: Sequence[str] | None = None,
-                  dealer: int | None = None) -> Any:
-        from uno_env.rules.state import State
-
-        return State(self, seed=seed, deck=deck, dealer=dealer)

@@ -19,20 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from uno_env.actions import (
+from uno_env.cards import WILD
+from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
     CHALLENGE,
     COLOR,
     DRAW,
-    PASS,
-    PLAY,
-    PLAY_FLEX,
-    PLAY_TWO,
-    TARGET,
-    UNO,
-)
-from uno_env.rules.game import (
     E_ALL_DRAW,
     E_ALL_FLIP,
     E_DRAW,
@@ -46,6 +39,29 @@ from uno_env.rules.game import (
     E_WDC,
     E_WILD,
     E_WILD_DRAW,
+    P_CATCH,
+    P_CHALLENGE,
+    P_COLOR,
+    P_DRAWN,
+    P_JUMP_IN,
+    P_OVER,
+    P_PLAY,
+    P_REVERSE_BACK,
+    P_STACK,
+    P_TARGET,
+    PASS,
+    PHASES,
+    PLAY,
+    PLAY_FLEX,
+    PLAY_TWO,
+    ST_CATCH,
+    ST_EFFECT,
+    ST_NEXT,
+    ST_TARGET,
+    ST_WINDOW,
+    STAGES,
+    TARGET,
+    UNO,
     UNO_AUTO,
     UNO_OFF,
 )
@@ -54,23 +70,13 @@ from uno_env.rules.rng import SplitMix64
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
 
-# Phases: the decision being asked of `current`.
-(P_PLAY, P_DRAWN, P_COLOR, P_CHALLENGE, P_STACK, P_CATCH, P_JUMP_IN, P_REVERSE_BACK,
- P_TARGET, P_OVER) = range(10)
-PHASES = ("play", "drawn", "color", "challenge", "stack", "catch", "jump-in", "reverse-back",
-          "target", "over")
-
-# What remains to resolve after a card was played (G-uno: choices, catch, effect, window).
-ST_TARGET, ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(5)
-STAGES = ("target", "catch", "effect", "window", "next")
-
 
 class IllegalActionError(ValueError):
     """An action that is not legal now; the game is left unchanged."""
 
 
 class State:
-    """A UNO round (or match) in progress. Build with :meth:`Game.new_state`."""
+    """A UNO round (or match) in progress: ``State(game, seed=..., deck=..., dealer=...)``."""
 
     def __init__(self, game: Game, seed: int | None = None,
                  deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
@@ -104,6 +110,9 @@ class State:
         self._has_flex = g.has_flex
         self._plain = not g.has_flex and not g.double_play
         self._uno_action = g.actions.uno
+        self._vol_draw = g.voluntary_draw
+        self._catch_any = g.catch_until_out
+        self._catch_action = g.actions.catch
 
     # --- dealing ----------------------------------------------------------------------------
     def _deal(self, dealer: int, order: list[int] | None) -> None:
@@ -341,10 +350,13 @@ class State:
                 legal.append(low.bit_length() - 1)
                 bits ^= low
             if self._plain:  # no flex faces, no double play: the common case, kept short
-                if (legal and self._uno_on and self.hand_len[p] == 2
-                        and not self.uno_called[p]):
+                if not legal:
+                    legal.append(self._draw_action)
+                    return
+                if self._uno_on and self.hand_len[p] == 2 and not self.uno_called[p]:
                     legal.append(self._uno_action)
-                legal.append(self._draw_action)
+                if self._vol_draw:  # G-draw: draw while holding a playable card
+                    legal.append(self._draw_action)
                 return
         g = self.game
         A = g.actions
@@ -366,9 +378,11 @@ class State:
                     if f < g.num_faces and two[f] >= 0 and cnt[f] >= 2:
                         legal.append(two[f])
                         any_two = True
-            if uno_ok and ((hand_len == 2 and legal) or (hand_len == 3 and any_two)):
+            can_play = bool(legal)
+            if uno_ok and ((hand_len == 2 and can_play) or (hand_len == 3 and any_two)):
                 legal.append(A.uno)
-            legal.append(A.draw)
+            if self._vol_draw or not can_play:  # G-draw: voluntary_draw
+                legal.append(A.draw)
         elif ph == P_DRAWN:  # G-draw-then-play, X-drawn-only: only the drawn card
             f = self.faces_of[self.drawn_card]
             if self.playable(f):
@@ -416,6 +430,8 @@ class State:
         legal = self.legal
         while self.phase != P_OVER:
             self._compute_legal()
+            if self._catch_any and self.catch_victim() >= 0:
+                legal.append(self._catch_action)
             if len(legal) != 1:
                 return
             self._apply(legal[0])
@@ -496,8 +512,11 @@ class State:
         elif t == UNO:
             self.uno_called[p] = True
         elif t == CATCH:
-            self._draw(self.play_seat, g.uno_penalty)
-            self._run()
+            if ph == P_CATCH:
+                self._draw(self.play_seat, g.uno_penalty)
+                self._run()
+            else:  # catch_window="until-out": then the same decision goes on
+                self._draw(self.catch_victim(), g.uno_penalty)
         elif t == PLAY_TWO:
             self.bounce = False
             self._play(p, g.actions.args[a], -1, True, False)
@@ -522,7 +541,7 @@ class State:
         return (self.play_seat + self.direction) % self.n
 
     def _holds_reverse(self, seat: int, color: int) -> bool:
-        r = self.game.reverse_face[self.side][color] if color < 4 else -1
+        r = self.game.reverse_face[self.side][color] if color != WILD else -1
         return r >= 0 and self.counts[seat][r] > 0
 
     def _no_play(self, p: int) -> None:
@@ -573,11 +592,12 @@ class State:
                 self._flip_powers((p,))
         if g.flex_challengeable[f] if flex else g.face_challengeable[f]:
             self.challenge_seat = p
-            self.honest = g.variant.is_honest(self, p, prior_color)
+            self.honest = g.variant.is_honest(self.counts[p], g.color_faces, prior_color)
         if wild:
             # G-wild-color; a last card's colour would not matter, except that a Wild Draw
             # Colour's victim draws until it (G-win-round: the effect still resolves)
             if not self.going_out or (not flex and g.face_effect[f] == E_WDC):
+                self.active_color = WILD  # none until chosen (never the previous one)
                 self.current = p
                 self.phase = P_COLOR
                 return
@@ -605,7 +625,7 @@ class State:
                 g = self.game
                 if g.uno_mode == UNO_AUTO:
                     self._draw(p, g.uno_penalty)
-                elif self._ask_catch((p + self.direction) % self.n):
+                elif not g.catch_until_out and self._ask_catch((p + self.direction) % self.n):
                     self.stage = ST_EFFECT
                     return
             st = ST_EFFECT
@@ -626,6 +646,25 @@ class State:
         self.current = self.next_seat  # _start_turn, inlined
         self.phase = P_PLAY
         self.drawn_card = -1
+
+    def catch_victim(self) -> int:
+        """G-uno: the seat that ``catch`` would penalise now, -1 when none.
+
+        In the catch phase (``catch_window="turn"``) it is the player who just played; with
+        ``catch_window="until-out"`` it is the first opponent of ``current`` in turn order
+        who holds one card without having called UNO (the mask then offers ``catch``)."""
+        p = self.current
+        if self.phase == P_CATCH:
+            return self.play_seat
+        if not self._catch_any or self.phase == P_OVER:
+            return -1
+        n, d = self.n, self.direction
+        hand_len, called = self.hand_len, self.uno_called
+        for k in range(1, n):
+            s = (p + k * d) % n
+            if hand_len[s] == 1 and not called[s]:
+                return s
+        return -1
 
     def _ask_catch(self, seat: int) -> bool:
         """Ask the next opponent (from ``seat`` on) whether to catch; False when none is left."""
@@ -707,13 +746,11 @@ class State:
             self._flip()
             self.next_seat = (p + d) % n
             top = self.faces_of[self.discard[-1]]
-            if g.face_wild[top]:  # F-flip: the player of the Flip names the colour
-                if not last:
-                    self.current = p
-                    self.phase = P_COLOR
-                    return True
-            else:
-                self.active_color = g.face_color[top]
+            self.active_color = g.face_color[top]  # a wild: none until it is named
+            if g.face_wild[top] and not last:  # F-flip: the player of the Flip names it
+                self.current = p
+                self.phase = P_COLOR
+                return True
         elif e == E_REVERSE_SKIP:
             d = -d
             self.direction = d
@@ -908,4 +945,6 @@ class State:
         self._bind()
         if self.phase != P_OVER:
             self._compute_legal()
+            if self._catch_any and self.catch_victim() >= 0:
+                self.legal.append(self._catch_action)
         return self

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from uno_env.cards import LIGHT_COLORS, WILD_DRAW, Face
-
-if TYPE_CHECKING:
-    from uno_env.rules.state import State
 
 
 @dataclass(frozen=True)
@@ -52,6 +49,11 @@ COMMON_OPTIONS: dict[str, Option] = {
     "wd_challenge": Option(True, BOOL, help="G-wd-challenge: wild draws may be challenged"),
     "uno_catch": Option("auto", ("auto", "decision", "off"),
                         help="G-uno: how a missed call is caught"),
+    "catch_window": Option("turn", ("turn", "until-out"),
+                           help="G-uno: a missed call can be caught until the next turn starts "
+                                "(`turn`) or until that player goes out (`until-out`)"),
+    "voluntary_draw": Option(True, BOOL,
+                             help="G-draw: a player may draw while holding a playable card"),
     "scoring": Option("winner", ("winner", "penalty"), help="G-score / F-alt-score / E-end"),
     "target_score": Option(500, kind=int, help="G-score: match length in points"),
     "episode": Option("round", ("round", "match"), help="one round or a whole match per episode"),
@@ -125,11 +127,12 @@ class Variant:
         return self.min_players, self.max_players
 
     # --- hooks ----------------------------------------------------------------------------
-    def is_honest(self, state: State, seat: int, prior_color: int) -> bool:
+    def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],
+                  prior_color: int) -> bool:
         """G-wd-challenge: a wild draw is honest when its player held no card of the colour
-        that was active when it was played (the card itself already left the hand)."""
-        cnt = state.counts[seat]
-        return not any(cnt[f] for f in state.game.color_faces[prior_color])
+        that was active when it was played (the card itself already left the hand).
+        ``counts``: the player's face counts; ``color_faces[c]``: the faces of colour c."""
+        return not any(counts[f] for f in color_faces[prior_color])
 
 
 _REGISTRY: dict[str, type[Variant]] = {}

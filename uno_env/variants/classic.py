@@ -25,6 +25,11 @@ class Classic(Variant):
     aliases = ("uno",)
     options = {
         **COMMON_OPTIONS,
+        # seeds 002/004: "draw a card if you have no card to play"; "if nobody notices
+        # before you play your last card, you are not penalised" (RULES.md G-draw, G-uno)
+        "catch_window": Option("until-out", ("turn", "until-out"),
+                               help=COMMON_OPTIONS["catch_window"].help),
+        "voluntary_draw": Option(False, BOOL, help=COMMON_OPTIONS["voluntary_draw"].help),
         "stacking": Option(False, BOOL, help="C-stacking: stack Draw Two / Wild Draw Four"),
         "double_play": Option(False, BOOL, help="C-double-play: two identical numbers at once"),
         "jump_in": Option(False, BOOL, help="C-jump-in: play an identical card out of turn"),

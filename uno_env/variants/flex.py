@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from uno_env.cards import (
     ALL_DRAW,
@@ -16,15 +15,13 @@ from uno_env.cards import (
     SKIP,
     SKIP_EVERYONE,
     TARGET_DRAW,
+    WILD,
     WILD_DRAW,
     WILD_PLAIN,
     Face,
     wild_face,
 )
 from uno_env.variants.base import Variant, register
-
-if TYPE_CHECKING:
-    from uno_env.rules.state import State
 
 # X-deck, "Deck lists": where the flex face of the first copy of each number lies, as a
 # step in the cyclic colour order red, yellow, green, blue (1-3 previous, 4-6 two away,
@@ -96,10 +93,9 @@ class Flex(Variant):
         cards = [(i,) for i, (_, _, _, copies) in enumerate(kinds) for _ in range(copies)]
         return faces, cards
 
-    def is_honest(self, state: State, seat: int, prior_color: int) -> bool:
+    def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],
+                  prior_color: int) -> bool:
         """X-effects: for a Wild Draw Four, another wild in hand also counts as a card of the
         active colour (normal faces are what is looked at)."""
-        cnt = state.counts[seat]
-        g = state.game
-        return not any(cnt[f] for f in g.color_faces[prior_color]) and not any(
-            cnt[f] for f in g.color_faces[4])
+        return not any(counts[f] for f in color_faces[prior_color]) and not any(
+            counts[f] for f in color_faces[WILD])
