@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.actions import ACCEPT, CATCH, COLOR, DRAW, PASS, PLAY, PLAY_FLEX, PLAY_TWO, UNO
-from uno_env.rules.determinize import Recall, determinize
-from uno_env.rules.game import (
+from uno_env.rules.codes import (
+    ACCEPT,
+    CATCH,
+    COLOR,
+    DRAW,
     E_ALL_DRAW,
     E_DRAW,
     E_REVERSE,
@@ -36,8 +38,15 @@ from uno_env.rules.game import (
     E_TARGET_DRAW,
     E_WDC,
     E_WILD_DRAW,
-    Game,
+    P_OVER,
+    PASS,
+    PLAY,
+    PLAY_FLEX,
+    PLAY_TWO,
+    UNO,
 )
+from uno_env.rules.determinize import Recall, determinize
+from uno_env.rules.game import Game
 from uno_env.rules.state import State
 
 UCB_C = 0.7  # exploration constant for win rates in [0, 1]
@@ -112,7 +121,7 @@ def playout(state: State, rng: random.Random) -> list[float]:
     rounds = len(state.round_results)
     step, choose = state.step, rollout_action
     for _ in range(ROLLOUT_STEPS):
-        if state.phase == 9 or len(state.round_results) > rounds:  # P_OVER, or a new deal
+        if state.phase == P_OVER or len(state.round_results) > rounds:  # or a new deal
             return round_result(state, rounds)
         step(choose(state, rng))
     inv = [1.0 / (1 + h) for h in state.hand_len]
@@ -238,7 +247,7 @@ class ISMCTSAgent:
         rounds = len(state.round_results)
         value: list[float] | None = None
         while True:
-            if state.phase == 9 or len(state.round_results) > rounds:
+            if state.phase == P_OVER or len(state.round_results) > rounds:
                 value = round_result(state, rounds)
                 break
             legal = state.legal
@@ -267,7 +276,7 @@ class ISMCTSAgent:
             if node.visits == 0:
                 break
         if value is None:
-            if state.phase == 9 or len(state.round_results) > rounds:
+            if state.phase == P_OVER or len(state.round_results) > rounds:
                 value = round_result(state, rounds)
             elif self.net is not None and self.value_from_net:
                 value = self._net_value(state)

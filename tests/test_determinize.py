@@ -18,6 +18,7 @@ from uno_env.rules.state import P_COLOR
 
 CONFIGS = [
     ("classic", 2, {}),
+    ("classic", 2, {"voluntary_draw": True}),
     ("classic", 3, {"stacking": True, "uno_catch": "decision"}),
     ("classic", 4, {"double_play": True, "jump_in": True}),
     ("flip", 2, {}),

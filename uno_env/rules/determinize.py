@@ -35,11 +35,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from uno_env.actions import CHALLENGE, PLAY, PLAY_FLEX
 from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout
-from uno_env.rules.game import E_FLIP, E_TARGET_DRAW, E_WDC
-from uno_env.rules.state import PHASES, State
+from uno_env.rules.codes import (
+    CHALLENGE,
+    E_DRAW,
+    E_FLIP,
+    E_REVERSE,
+    E_SKIP,
+    E_TARGET_DRAW,
+    E_WDC,
+    PHASES,
+    PLAY,
+    PLAY_FLEX,
+)
+from uno_env.rules.state import State
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -145,7 +155,8 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
         # the observer's own play is known from recall, an opponent's from a random colour
         prior = recall.color if (recall is not None and data["challenge_seat"] == seat
                                  and recall.color < WILD) else rng.randrange(4)
-        state.honest = game.variant.is_honest(state, data["challenge_seat"], prior)
+        state.honest = game.variant.is_honest(state.counts[data["challenge_seat"]],
+                                              game.color_faces, prior)
     return state
 
 
@@ -205,8 +216,6 @@ def _own_play(game: Game, data: dict[str, Any], top: int, seat: int, flex: bool)
 
 def _next_after(game: Game, top: int, p: int, d: int, n: int) -> int:
     """Whose turn follows ``p``'s card ``top`` (its effect already applied, direction ``d``)."""
-    from uno_env.rules.game import E_DRAW, E_REVERSE, E_SKIP
-
     e = game.face_effect[top]
     if e == E_SKIP:
         return (p + 2 * d) % n
