@@ -123,3 +123,14 @@ def test_prior_guides_the_search() -> None:
 def test_plays_in_evaluate() -> None:
     result = evaluate("ismcts:simulations=5", "random", games=2, seed=3)
     assert result.games == 2 and sum(r.wins for r in result.agents) + result.no_winner == 2
+
+
+def test_plays_in_a_tournament() -> None:
+    """A spec with two settings stays one agent in a tournament (``;`` inside the spec)."""
+    from tournament.runner import TournamentConfig, run_tournament
+
+    records = run_tournament(TournamentConfig(
+        agents=["ismcts:simulations=3;c=1.0", "rule", "random"], players=3, games=2, seed=2),
+        progress=False)
+    assert len(records) >= 2  # duplicate deals: each seating of the deal
+    assert all("ismcts:simulations=3;c=1.0" in r["agents"] for r in records)
