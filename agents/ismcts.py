@@ -115,6 +115,17 @@ def rollout_action(state: State, rng: random.Random) -> int:
     return rng.choice([a for a in legal if types[a] != DRAW] or legal)
 
 
+def _choices(state: State) -> list[int]:
+    """The actions worth searching: calling UNO and catching dominate (they cost nothing),
+    so where one is offered it is the only choice; else every legal action."""
+    types = state.game.actions.types
+    for a in state.legal:
+        t = types[a]
+        if t == UNO or t == CATCH:
+            return [a]
+    return state.legal
+
+
 def playout(state: State, rng: random.Random) -> list[float]:
     """Play ``state`` on with :func:`rollout_action` to the end of its round; each seat's
     result in [0, 1] (1 to the winner; at the step cap a share by fewest cards)."""
@@ -159,9 +170,10 @@ class ISMCTSAgent:
         self.prior_spec = prior
         self.net: Any = None
         self.value_from_net = False
-        if prior:
-            self._load_prior(prior, variant, num_players, options)
-        self.c = float(c) if c is not None else (PUCT_C if self.net is not None else UCB_C)
+        self.puct = bool(prior) and str(prior).lower() not in ("none", "")
+        if self.puct and str(prior).lower() != "rule":
+            self._load_prior(str(prior), variant, num_players, options)
+        self.c = float(c) if c is not None else (PUCT_C if self.puct else UCB_C)
         self._seed = 0 if seed is None else int(seed)
         self._recall: Recall | None = None
         self.last_iterations = 0
@@ -209,6 +221,10 @@ class ISMCTSAgent:
         if not legal:
             raise ValueError("action_mask has no legal action: the agent is not to act")
         obs = np.asarray(observation, dtype=np.float32)
+        types = self.game.actions.types
+        forced = [x for x in legal if types[x] in (UNO, CATCH)]
+        if forced:  # dominant: a call or a catch costs nothing and never hurts
+            legal = forced[:1]
         a = int(legal[0]) if len(legal) == 1 else self.search(obs, mask)
         colors = np.flatnonzero(obs[self._color_slice] > 0.5)
         self._recall = Recall(a, int(colors[0]) if len(colors) else 4)
@@ -250,12 +266,12 @@ class ISMCTSAgent:
             if state.phase == P_OVER or len(state.round_results) > rounds:
                 value = round_result(state, rounds)
                 break
-            legal = state.legal
+            legal = _choices(state)
             p = state.current
             kids = node.children
             untried = [a for a in legal if a not in kids]
-            if untried and self.net is not None:  # PUCT: every child, with its prior
-                probs, _ = self._net_out(state)
+            if untried and self.puct:  # PUCT: every child, with its prior
+                probs = self._priors(state, rng)
                 for a in untried:
                     kids[a] = Node(p, float(probs[a]))
             elif untried:
@@ -290,7 +306,7 @@ class ISMCTSAgent:
     def _select(self, node: Node, legal: list[int]) -> int:
         kids = node.children
         c = self.c
-        if self.net is not None:  # PUCT
+        if self.puct:
             total = math.sqrt(max(1, sum(kids[a].visits for a in legal)))
             first = 1.0 / self.game.num_players  # an unvisited child: an even share
             return max(legal, key=lambda a: (
@@ -312,6 +328,17 @@ class ISMCTSAgent:
             logits, v = self.net(torch.as_tensor(obs)[None], torch.as_tensor(m)[None])
             probs = torch.softmax(logits[0], dim=-1).numpy()
         return probs, float(v[0])
+
+    def _priors(self, state: State, rng: random.Random) -> np.ndarray:
+        """Each action's prior: the network's probabilities, or (``prior=rule``) 0.6 on the
+        default policy's choice and the rest shared by the other legal actions."""
+        if self.net is not None:
+            return self._net_out(state)[0]
+        probs = np.zeros(self.game.num_actions)
+        legal = state.legal
+        probs[legal] = 0.4 / max(1, len(legal) - 1)
+        probs[rollout_action(state, rng)] = 0.6 if len(legal) > 1 else 1.0
+        return probs
 
     def _net_value(self, state: State) -> list[float]:
         """The network's value for the seat to act (win/loss in [-1, 1]) as [0, 1] shares."""
