@@ -121,7 +121,7 @@ def _choices(state: State) -> list[int]:
     types = state.game.actions.types
     for a in state.legal:
         t = types[a]
-        if t == UNO or t == CATCH:
+        if t in (UNO, CATCH):
             return [a]
     return state.legal
 
