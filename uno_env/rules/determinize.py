@@ -15,9 +15,10 @@ the legal actions equal the real ones, see ``tests/test_determinize.py``):
 - Flip (F-visibility): each opponent's inactive faces, the inactive face on top of the draw
   pile, and the inactive faces of own cards this seat has seen.
 
-What is sampled: which physical cards make up the hidden parts (uniformly among the card
-assignments a randomised greedy fill reaches; unknown inactive faces in Flip), the draw pile's
-order, the engine's future shuffles, and whether a pending wild draw was a bluff (from the
+What is sampled: which physical cards make up the hidden parts (a perfect matching of cards
+to the observation's demands, found by augmenting paths over a random preference order: every
+consistent deal can come out, though not exactly uniformly in Flip; unknown inactive faces in
+Flip), the draw pile's order, the engine's future shuffles, and whether a pending wild draw was a bluff (from the
 sampled hand of its player and a random earlier colour). Public details the observation does
 not carry are inferred from the phase: the player of the card being resolved (the previous
 seat, or the catch target), the dealer (the previous seat, except at a first-discard wild), the
