@@ -46,6 +46,8 @@ COMMANDS: dict[str, Command] = {
                      "tournament.web.server:add_parser"),
     "tournament": Command("a fair, duplicate-dealt tournament between agents",
                           "tournament.cli:add_tournament_parser"),
+    "check-agent": Command("play a few games with an agent; report every protocol error",
+                           "tournament.check:add_parser"),
     "train": Command("train an agent from a YAML config", "training.cli:add_train_parser"),
     "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
                         "training.cli:add_evaluate_parser"),
