@@ -2,7 +2,7 @@
 
 At each decision the agent runs single-observer ISMCTS (Cowling, Powley & Whitehouse 2012):
 every iteration draws a fresh determinization of what it cannot see
-(:func:`uno_env.rules.determinize.determinize`, from its observation and mask only), walks
+(:func:`uno_env.determinize.determinize`, from its observation and mask only), walks
 one shared tree of action histories with UCB1 over the actions legal in that sample (each
 child's exploration counts the iterations in which it was available), adds one node, and
 finishes with a fast rollout (:func:`rollout_action`) to the end of the round. With a policy
@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from uno_env.cards import WILD
+from uno_env.determinize import Recall, determinize
 from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
@@ -45,7 +47,6 @@ from uno_env.rules.codes import (
     PLAY_TWO,
     UNO,
 )
-from uno_env.rules.determinize import Recall, determinize
 from uno_env.rules.game import Game
 from uno_env.rules.state import State
 
@@ -227,14 +228,14 @@ class ISMCTSAgent:
             legal = forced[:1]
         a = int(legal[0]) if len(legal) == 1 else self.search(obs, mask)
         colors = np.flatnonzero(obs[self._color_slice] > 0.5)
-        self._recall = Recall(a, int(colors[0]) if len(colors) else 4)
+        self._recall = Recall(a, int(colors[0]) if len(colors) else WILD)
         return a
 
     @property
     def _color_slice(self) -> slice:
-        from uno_env.rules.determinize import _layout
+        from uno_env.determinize import observation_layout
 
-        p = _layout(self.game).by_name["active_color"]
+        p = observation_layout(self.game).by_name["active_color"]
         return slice(p.start, p.stop)
 
     def search(self, obs: np.ndarray, mask: np.ndarray) -> int:
@@ -319,9 +320,9 @@ class ISMCTSAgent:
     def _net_out(self, state: State) -> tuple[np.ndarray, float]:
         import torch
 
-        from uno_env.rules.determinize import _layout
+        from uno_env.determinize import observation_layout
 
-        obs = _layout(self.game).build(state, state.current)
+        obs = observation_layout(self.game).build(state, state.current)
         m = np.zeros(self.game.num_actions, dtype=np.int8)
         m[state.legal] = 1
         with torch.no_grad():

@@ -1,4 +1,4 @@
-"""Determinization (uno_env.rules.determinize): a sample never contradicts the observation.
+"""Determinization (uno_env.determinize): a sample never contradicts the observation.
 
 Over random games of every variant (2-4 players, house rules on), at every decision the
 sampled state's observation and legal actions for the observer equal the real ones, and the
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from uno_env import raw_env
-from uno_env.rules.determinize import InconsistentObservation, Recall, determinize
+from uno_env.determinize import InconsistentObservation, Recall, determinize
 from uno_env.rules.state import P_COLOR
 
 CONFIGS = [

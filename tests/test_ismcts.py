@@ -13,7 +13,7 @@ import agents
 from agents.ismcts import ISMCTSAgent
 from training.evaluate import evaluate
 from uno_env import raw_env
-from uno_env.rules.determinize import determinize
+from uno_env.determinize import determinize
 
 CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip", 3),
            ("flip", 4), ("flex", 2), ("flex", 3), ("flex", 4), ("express", 2),

@@ -1,4 +1,5 @@
-"""Determinization: a full game state from one seat's observation plus sampled hidden cards.
+"""Determinization: a full game state from one seat's observation plus sampled hidden cards
+(it decodes observations, so it sits beside ``observation.py``, outside the rules core).
 
 Search agents for imperfect-information games (ISMCTS, PIMC) play out *determinizations*:
 complete states that agree with everything the searching player knows, the unknown part
@@ -18,8 +19,8 @@ the legal actions equal the real ones, see ``tests/test_determinize.py``):
 What is sampled: which physical cards make up the hidden parts (a perfect matching of cards
 to the observation's demands, found by augmenting paths over a random preference order: every
 consistent deal can come out, though not exactly uniformly in Flip; unknown inactive faces in
-Flip), the draw pile's order, the engine's future shuffles, and whether a pending wild draw was a bluff (from the
-sampled hand of its player and a random earlier colour). Public details the observation does
+Flip), the draw pile's order, the engine's future shuffles, and whether a pending wild draw
+was a bluff (from the sampled hand of its player and a random earlier colour). Public details the observation does
 not carry are inferred from the phase: the player of the card being resolved (the previous
 seat, or the catch target), the dealer (the previous seat, except at a first-discard wild), the
 count of consecutive blocked turns (0). ``recall`` (the observer's own previous decision) fixes
@@ -72,7 +73,8 @@ class InconsistentObservation(ValueError):
     """No deal of the deck agrees with the observation (it is not from this configuration)."""
 
 
-def _layout(game: Game) -> ObservationLayout:
+def observation_layout(game: Game) -> ObservationLayout:
+    """The observation layout of ``game`` (built once per Game, then cached on it)."""
     cached: ObservationLayout | None = getattr(game, "_determinize_layout", None)
     if cached is None:
         cached = ObservationLayout(game)
@@ -93,7 +95,7 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
     cards. Raises :class:`InconsistentObservation` when no deal fits, ``ValueError`` when the
     observer is not to act.
     """
-    lay = _layout(game)
+    lay = observation_layout(game)
     o = lay.decode(np.asarray(observation, dtype=np.float32))
     mask = np.asarray(action_mask)
     phase_hot = np.flatnonzero(o["phase"] > 0.5)
