@@ -20,10 +20,10 @@ What is sampled: which physical cards make up the hidden parts (a perfect matchi
 to the observation's demands, found by augmenting paths over a random preference order: every
 consistent deal can come out, though not exactly uniformly in Flip; unknown inactive faces in
 Flip), the draw pile's order, the engine's future shuffles, and whether a pending wild draw
-was a bluff (from the sampled hand of its player and a random earlier colour). Public details the observation does
-not carry are inferred from the phase: the player of the card being resolved (the previous
-seat, or the catch target), the dealer (the previous seat, except at a first-discard wild), the
-count of consecutive blocked turns (0). ``recall`` (the observer's own previous decision) fixes
+was a bluff (from the sampled hand of its player and a random earlier colour). Public details
+the observation does not carry are inferred from the phase: the player of the card being
+resolved (the previous seat, or the catch target), the dealer (the previous seat, except at a
+first-discard wild), the count of consecutive blocked turns (0). ``recall`` (the observer's own previous decision) fixes
 what the observer itself did: the colour active before its wild draw, a flex play, a Flip that
 turned up a wild.
 """
