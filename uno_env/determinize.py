@@ -23,9 +23,9 @@ Flip), the draw pile's order, the engine's future shuffles, and whether a pendin
 was a bluff (from the sampled hand of its player and a random earlier colour). Public details
 the observation does not carry are inferred from the phase: the player of the card being
 resolved (the previous seat, or the catch target), the dealer (the previous seat, except at a
-first-discard wild), the count of consecutive blocked turns (0). ``recall`` (the observer's own previous decision) fixes
-what the observer itself did: the colour active before its wild draw, a flex play, a Flip that
-turned up a wild.
+first-discard wild), the count of consecutive blocked turns (0). ``recall`` (the observer's
+own previous decision) fixes what the observer itself did: the colour active before its wild
+draw, a flex play, a Flip that turned up a wild.
 """
 
 from __future__ import annotations
