@@ -12,8 +12,8 @@ the legal actions equal the real ones, see ``tests/test_determinize.py``):
 
 - own hand (faces), the discard pile (faces; the top card on top), every hand size, the draw
   pile size, direction, active colour, phase, pending draw, UNO calls, scores, Power Cards,
-  the hand last shown to this seat by a challenge (kept as shown; the sample does not make
-  that player still hold those cards, which the observation cannot tell either);
+  the hand last shown to this seat by a challenge (kept as shown; not yet used to constrain
+  that player's current hand, which may still hold some of those cards);
 - Flip (F-visibility): each opponent's inactive faces, the inactive face on top of the draw
   pile, and the inactive faces of own cards this seat has seen.
 
