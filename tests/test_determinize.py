@@ -21,6 +21,7 @@ CONFIGS = [
     ("classic", 2, {"voluntary_draw": True}),
     ("classic", 3, {"stacking": True, "uno_catch": "decision"}),
     ("classic", 4, {"double_play": True, "jump_in": True}),
+    ("classic", 3, {"uno_catch": "decision", "catch_window": "until-out"}),
     ("flip", 2, {}),
     ("flip", 3, {"uno_catch": "decision"}),
     ("flip", 4, {"episode": "match", "target_score": 100}),
