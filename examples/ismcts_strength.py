@@ -3,9 +3,10 @@
 Plays ``uno-env evaluate``-style matches (every deal twice, seats swapped, 95% Wilson
 intervals) and writes ``OUT/ismcts_results.json`` and ``OUT/ismcts_budget_curve.png``:
 
-- the table: ``ismcts:time_per_move=T`` against ``rule`` and against the shipped PPO agent;
-- the curve: win rate against ``rule`` at each simulation budget, without and with the
-  policy prior (``prior=ppo:VARIANT``).
+- the table: ``ismcts:time_per_move=T`` with ``prior=rule`` and ``prior=ppo:VARIANT``,
+  against ``rule`` and against the shipped PPO agent (at the table it was trained at);
+- the curve: win rate against ``rule`` at each simulation budget, without a prior (UCT),
+  with the default-policy prior and with the policy network's prior and value.
 
 The issue's targets need ``--games 2000`` or more (about a day of one core at 0.25 s per
 move; ``--workers`` splits the games over processes, one per core, so the per-move budget
@@ -61,12 +62,14 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     v = a.variant
     results: dict[str, Any] = {"variant": v, "num_players": 2, "table": [], "curve": []}
+    priors = (None, "rule", f"ppo:{v}")
     if not a.no_table:
-        spec = f"ismcts:time_per_move={a.time}"
-        for opponent in ("rule", f"ppo:{v}"):
-            results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
+        for prior in priors[1:]:
+            spec = f"ismcts:time_per_move={a.time};prior={prior}"
+            for opponent in ("rule", f"ppo:{v}"):
+                results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
     budgets = [int(x) for x in a.budgets.split(",")]
-    for prior in (None, f"ppo:{v}"):
+    for prior in priors:
         for sims in budgets:
             spec = f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
             r = row(spec, "rule", a.games, v, a.workers, a.seed)
@@ -84,8 +87,10 @@ def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    for prior, label in ((None, "UCT, rollouts"), ("x", "PUCT, PPO prior")):
-        pts = [r for r in curve if (r["prior"] is None) == (prior is None)]
+    labels = {None: "UCT, rollouts", "rule": "PUCT, default-policy prior"}
+    for prior in dict.fromkeys(r["prior"] for r in curve):
+        label = labels.get(prior, f"PUCT, {prior} prior and value")
+        pts = [r for r in curve if r["prior"] == prior]
         if not pts:
             continue
         xs = [r["simulations"] for r in pts]
