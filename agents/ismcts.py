@@ -185,7 +185,7 @@ class ISMCTSAgent:
         also do). Only its layout must match: it guides the search, so a checkpoint trained
         at another table of rules (say with voluntary draws) may still serve as a prior."""
         from agents.ppo import checkpoint_path
-        from training.ppo_model import config_key, load_policy
+        from agents.policy import config_key, load_policy
 
         rest = prior.split(":", 1)[1] if prior.lower().startswith("ppo:") else prior
         if ":" in rest:
