@@ -11,8 +11,8 @@ games. :func:`load` builds one from a short spec string:
 ``ppo:VARIANT``           the checkpoint shipped for that variant (e.g. ``ppo:classic``)
 ``sb3:PATH``              a MaskablePPO model saved by ``training.sb3_train``
 ``ismcts[:k=v;...]``      information-set MCTS (:mod:`agents.ismcts`); keys ``simulations``,
-                          ``time_per_move`` (seconds), ``prior`` (``ppo:classic``, a path),
-                          e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
+                          ``time_per_move`` (seconds), ``prior`` (``rule``, ``ppo:classic``,
+                          a path), e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
 ========================  ===========================================================
 """
 

@@ -8,7 +8,9 @@ child's exploration counts the iterations in which it was available), adds one n
 finishes with a fast rollout (:func:`rollout_action`) to the end of the round. With a policy
 ``prior`` (``ppo:classic``, a checkpoint path) the selection is PUCT: the network's
 probabilities steer the search and its value (when it reads only the observation) replaces
-the rollout. The move is the root action visited most.
+the rollout; ``prior=rule`` is PUCT with the default policy's choice as the prior (0.6) and
+rollouts. Calling UNO and catching are taken without search. The move is the root action
+visited most.
 
 Decisions are reproducible and depend on the observation alone: the search's random stream is
 seeded by the agent seed and a hash of (observation, mask, own previous decision), never by
