@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.ppo_model import PolicyNet, config_key, load_policy
+from agents.policy import PolicyNet, config_key, load_policy
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 

@@ -115,6 +115,17 @@ def test_engine_imports_only_cards_variants_and_itself() -> None:
     assert imports_of("uno_env.actions") <= {"uno_env.rules.actions", "uno_env.rules.codes"}
 
 
+def test_layers_import_only_downwards() -> None:
+    """uno_env <- agents <- training, tournament (issue 11 item 6)."""
+    below = {"uno_env": (), "agents": ("uno_env",)}
+    for m in MODULES:
+        top = m.split(".")[0]
+        if top in below:
+            bad = {i for i in imports_of(m)
+                   if i.split(".")[0] not in (top, *below[top])}
+            assert not bad, f"{m} imports {sorted(bad)}"
+
+
 def test_import_rules_loads_neither_pettingzoo_nor_gymnasium() -> None:
     code = ("import sys, uno_env.rules, uno_env.variants; "
             "s = uno_env.rules.State(uno_env.rules.Game('flip', 3), seed=1); "

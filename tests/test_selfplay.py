@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 
 import agents  # noqa: E402
 import uno_env  # noqa: E402
+from agents.policy import load_policy  # noqa: E402
 from agents.ppo import shipped_checkpoint  # noqa: E402
-from training.ppo_model import load_policy  # noqa: E402
 from training.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayTrainer,

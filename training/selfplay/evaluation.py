@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.ppo_model import PolicyNet
+from agents.policy import PolicyNet
 from training.selfplay.rollout import sample_actions
 from uno_env import raw_env
 from uno_env.seeding import slot_seed

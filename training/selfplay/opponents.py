@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.policy import PolicyNet
 from training.config import OPPONENT_KINDS, SelfPlayConfig
-from training.ppo_model import PolicyNet
 from uno_env.seeding import slot_seed
 
 # Seat kinds inside the runner.

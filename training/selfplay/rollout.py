@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.policy import PolicyNet
 from training.config import SelfPlayConfig
-from training.ppo_model import PolicyNet
 from training.selfplay.opponents import (
     FROZEN,
     KIND_NAMES,

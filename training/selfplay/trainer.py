@@ -15,14 +15,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.config import SelfPlayConfig
-from training.ppo_model import (
+from agents.policy import (
     PolicyNet,
     config_key,
     observation_scale,
     policy_payload,
     save_policy,
 )
+from training.config import SelfPlayConfig
 from training.selfplay.evaluation import evaluate_policy
 from training.selfplay.opponents import AgentCache, OpponentPool
 from training.selfplay.rollout import Rollout, make_env
