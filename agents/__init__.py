@@ -6,10 +6,10 @@ games. :func:`load` builds one from a short spec string:
 
 ========================  ===========================================================
 ``random``                uniform over the legal actions (:class:`RandomAgent`)
-``rule``                  the documented heuristic of :mod:`agents.rule`
+``rule``                  the documented heuristic of :mod:`uno_env.agents.rule`
 ``ppo:PATH``              a checkpoint of the native PyTorch self-play trainer
 ``ppo:VARIANT``           the checkpoint shipped for that variant (e.g. ``ppo:classic``)
-``sb3:PATH``              a MaskablePPO model saved by ``training.sb3_train``
+``sb3:PATH``              a MaskablePPO model saved by ``uno_env.training.sb3_train``
 ========================  ===========================================================
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from agents.base import Agent, legal_actions, seed_agent
-from agents.random_agent import RandomAgent
-from agents.rule import RuleAgent
+from uno_env.agents.base import Agent, legal_actions, seed_agent
+from uno_env.agents.random_agent import RandomAgent
+from uno_env.agents.rule import RuleAgent
 
 SPECS = ("random", "rule", "ppo:PATH", "ppo:VARIANT", "sb3:PATH")
 
@@ -41,12 +41,12 @@ def load(spec: str, variant: str = "classic", num_players: int = 2, seed: int | 
     if kind == "rule" and not rest:
         return RuleAgent(variant, num_players, seed=seed, **options)
     if kind == "ppo" and rest:
-        ppo = importlib.import_module("agents.ppo")
+        ppo = importlib.import_module("uno_env.agents.ppo")
         agent: Agent = ppo.load_ppo(rest, variant=variant, num_players=num_players, seed=seed,
                                     **options)
         return agent
     if kind == "sb3" and rest:
-        from agents.sb3_agent import SB3Agent
+        from uno_env.agents.sb3_agent import SB3Agent
 
         return SB3Agent(rest, variant=variant, num_players=num_players, seed=seed, **options)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(SPECS)}")
@@ -57,7 +57,7 @@ def trained_options(spec: str, num_players: int = 2) -> dict[str, Any]:
     env must be built with them: :func:`load` refuses another); ``{}`` for other agents."""
     kind, _, rest = spec.strip().partition(":")
     if kind.lower() == "ppo" and rest:
-        ppo = importlib.import_module("agents.ppo")
+        ppo = importlib.import_module("uno_env.agents.ppo")
         opts: dict[str, Any] = ppo.trained_options(rest, num_players)
         return opts
     return {}

@@ -12,14 +12,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("uno_env", "agents", "training", "tournament")
+# package -> its folder in the repository (pyproject.toml's package-dir mapping)
+PACKAGES = {"uno_env": "uno_env", "uno_env.agents": "agents", "uno_env.training": "training",
+            "uno_env.tournament": "tournament"}
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for pkg in PACKAGES:
-        for path in (ROOT / pkg).rglob("*.py"):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for pkg, folder in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):  # rglob does not follow uno_env/agents etc.
+            parts = [*pkg.split("."), *path.relative_to(ROOT / folder).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts.pop()
             out[".".join(parts)] = path

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import uno_env
-from agents import RandomAgent, RuleAgent
-from training.single_agent import SingleAgentEnv
 from uno_env import IllegalActionError
+from uno_env.agents import RandomAgent, RuleAgent
+from uno_env.training.single_agent import SingleAgentEnv
 
 
 def _spy_payments(env: SingleAgentEnv) -> dict[int, float]:

@@ -5,7 +5,7 @@ so the same tournament gives the same records whichever backend plays it and how
 workers there are; results are ordered by game index and rated in that order.
 
 Nothing is lost: every finished game is appended to ``games.jsonl`` in the output folder
-as soon as it ends (one JSON line, see :mod:`tournament.replay`); a tournament stopped by
+as soon as it ends (one JSON line, see :mod:`uno_env.tournament.replay`); a tournament stopped by
 Ctrl-C, a killed process or a dead worker continues from that log with ``resume=True`` and
 ends with exactly the records of an uninterrupted run. An agent that raises or answers an
 illegal action forfeits that game: it loses, every other seat wins, and the record says why.
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
+from uno_env.tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
 
 BACKENDS = ("local", "ray")
 LOG_NAME = "games.jsonl"
@@ -148,7 +148,7 @@ def load_agent(spec: str, variant: str, num_players: int, seed: int | None,
             raise ValueError(f"agent spec {spec!r} must look like py:MODULE:NAME")
         factory = getattr(importlib.import_module(module), name)
         return factory(variant=variant, num_players=num_players, seed=seed, **options)
-    import agents
+    from uno_env import agents
 
     return agents.load(spec, variant=variant, num_players=num_players, seed=seed, **options)
 

@@ -131,7 +131,8 @@ SCHEDULES = ("linear", "constant")
 
 @dataclass
 class SelfPlayConfig(TrainerConfig):
-    """Every key a ``trainer: selfplay`` YAML config may have (see :mod:`training.selfplay`)."""
+    """Every key a ``trainer: selfplay`` YAML config may have (see
+    :mod:`uno_env.training.selfplay`)."""
 
     LABEL: ClassVar[str] = "selfplay config"
     TRAINER: ClassVar[str] = "selfplay"
@@ -145,7 +146,7 @@ class SelfPlayConfig(TrainerConfig):
     # "obs": the value head shares the policy's trunk; "state": a separate value MLP that also
     # reads the other players' hands (training only; the policy never sees them)
     critic: str = "obs"
-    obs_cap: float = 10.0  # see training.ppo_model.observation_scale
+    obs_cap: float = 10.0  # see uno_env.training.ppo_model.observation_scale
     lr: float = 3e-4
     lr_final: float = 3e-5
     lr_schedule: str = "linear"
@@ -184,7 +185,7 @@ class SelfPlayConfig(TrainerConfig):
     deterministic: bool = True  # torch.use_deterministic_algorithms during the run
 
     def validate(self) -> None:
-        from training.ppo_model import config_key
+        from uno_env.training.ppo_model import config_key
 
         super().validate()
         positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",
@@ -235,7 +236,7 @@ class SB3PPOConfig(Config):
 
 @dataclass
 class SB3Config(TrainerConfig):
-    """Every key a ``trainer: sb3`` YAML config may have (see :mod:`training.sb3_train`)."""
+    """Every key a ``trainer: sb3`` YAML config may have (see :mod:`uno_env.training.sb3_train`)."""
 
     LABEL: ClassVar[str] = "sb3 config"
     TRAINER: ClassVar[str] = "sb3"

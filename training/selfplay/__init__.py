@@ -36,11 +36,11 @@ small: what ``agents.load("ppo:PATH")`` reads), ``curve.json`` (evaluation win r
 training), ``tb/`` (TensorBoard).
 """
 
-from training.config import SelfPlayConfig
-from training.selfplay.evaluation import evaluate_policy
-from training.selfplay.reporting import plot_curve, write_results
-from training.selfplay.rollout import sample_actions
-from training.selfplay.trainer import SelfPlayTrainer, train
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.evaluation import evaluate_policy
+from uno_env.training.selfplay.reporting import plot_curve, write_results
+from uno_env.training.selfplay.rollout import sample_actions
+from uno_env.training.selfplay.trainer import SelfPlayTrainer, train
 
 __all__ = ["SelfPlayConfig", "SelfPlayTrainer", "evaluate_policy", "plot_curve",
            "sample_actions", "train", "write_results"]

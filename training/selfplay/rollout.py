@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.config import SelfPlayConfig
-from training.ppo_model import PolicyNet
-from training.selfplay.opponents import (
+from uno_env import raw_env
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.ppo_model import PolicyNet
+from uno_env.training.selfplay.opponents import (
     FROZEN,
     KIND_NAMES,
     LEARNER,
@@ -27,7 +28,6 @@ from training.selfplay.opponents import (
     AgentCache,
     OpponentPool,
 )
-from uno_env import raw_env
 
 
 def sample_actions(logits: np.ndarray, rng: np.random.Generator, greedy: bool

@@ -1,6 +1,7 @@
 """The self-play PPO learner: network, optimiser, PPO update, checkpoints and the training
-loop; games are played by :mod:`training.selfplay.rollout`, seats filled by
-:mod:`training.selfplay.opponents`, progress measured by :mod:`training.selfplay.evaluation`."""
+loop; games are played by :mod:`uno_env.training.selfplay.rollout`, seats filled by
+:mod:`uno_env.training.selfplay.opponents`, progress measured by
+:mod:`uno_env.training.selfplay.evaluation`."""
 
 from __future__ import annotations
 
@@ -15,19 +16,19 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.config import SelfPlayConfig
-from training.ppo_model import (
+from uno_env import ObservationLayout
+from uno_env.seeding import streams
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.ppo_model import (
     PolicyNet,
     config_key,
     observation_scale,
     policy_payload,
     save_policy,
 )
-from training.selfplay.evaluation import evaluate_policy
-from training.selfplay.opponents import AgentCache, OpponentPool
-from training.selfplay.rollout import Rollout, make_env
-from uno_env import ObservationLayout
-from uno_env.seeding import streams
+from uno_env.training.selfplay.evaluation import evaluate_policy
+from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
+from uno_env.training.selfplay.rollout import Rollout, make_env
 
 
 def linear(start: float, end: float, frac: float) -> float:
