@@ -8,6 +8,7 @@ import the helpers with ``from conftest import ...`` (pytest puts ``tests/`` on 
 from __future__ import annotations
 
 import itertools
+import os
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,11 @@ from typing import Any
 import numpy as np
 
 import uno_env
+
+# Every Ray cluster a test starts stays on 127.0.0.1: with this off (read when Ray is imported,
+# inherited by the cluster's processes) Ray takes the loopback address as the node's address,
+# as on macOS and Windows; otherwise it binds the machine's own network address.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 PLAYER_COUNTS = (2, 3, 4, 10)
 """The player counts every variant is tested with, clipped to the variant's range."""

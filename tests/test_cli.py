@@ -51,8 +51,8 @@ def test_every_command_loads_and_adds_its_own_parser() -> None:
 
 
 def _minimal(name: str) -> list[str]:
-    return {"replay": ["x.jsonl"], "train": ["x.yaml"], "evaluate": ["--agents", "a,b"]}.get(
-        name, [])
+    return {"replay": ["x.jsonl"], "train": ["x.yaml"], "evaluate": ["--agents", "a,b"],
+            "check-agent": ["random"]}.get(name, [])
 
 
 def test_a_command_whose_module_fails_to_import_fails_loudly(

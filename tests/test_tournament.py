@@ -126,17 +126,6 @@ def test_same_results_whatever_the_number_of_workers() -> None:
     assert [r["game"] for r in one] == list(range(12))
 
 
-def test_same_results_on_ray() -> None:
-    ray = pytest.importorskip("ray")
-    one = run_tournament(_config(workers=1), progress=False)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        on_ray = run_tournament(_config(workers=2, backend="ray"), progress=False)
-    finally:
-        ray.shutdown()
-    assert on_ray == one
-
-
 def test_more_players_than_agents() -> None:
     cfg = TournamentConfig(agents=["rule", "random"], players=3, games=6, seed=0,
                            options=dict(QUICK), max_steps=400)

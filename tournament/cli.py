@@ -1,9 +1,11 @@
 """The ``tournament`` command of ``uno-env`` (``replay`` and ``play`` live in their modules).
 
 ``uno-env tournament CONFIG`` reads a YAML file, or a config shipped in ``configs/tournament/``
-by name (``uno-env tournament --list``) (keys: variant,
-players, agents, games, seed, options, duplicate, max_steps, workers, backend, out); every
-flag given on the command line overrides the file.
+by name (``uno-env tournament --list``) (keys: variant, players, agents, games, seed, options,
+duplicate, max_steps, workers, backend, out, and the limits of agent processes: move_time,
+bank_time, first_move_time, memory_mb, cpu_time, agent_process); every flag given on the
+command line overrides the file. In YAML, agents may be a list (a ``cmd:`` spec whose
+arguments hold a comma needs it).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from uno_env.tournament.process import PROCESS_LIFETIMES, Limits
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -82,7 +86,7 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--players", type=int, default=None, help="2-10 (default 2)")
     p.add_argument("--agents", default=None,
                    help="comma-separated agent specs: random, rule, ppo:PATH, ppo:VARIANT, "
-                        "sb3:PATH, py:MODULE:NAME (default random,rule)")
+                        "sb3:PATH, py:MODULE:NAME, 'cmd:PROGRAM ARGS' (default random,rule)")
     p.add_argument("--games", type=int, default=None,
                    help="games to play, rounded up to whole schedule cycles (default 100)")
     p.add_argument("--seed", type=int, default=None,
@@ -95,7 +99,13 @@ def add_tournament_parser(sub: Any) -> None:
                    help="a fresh deal for every game instead of duplicate deals")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel processes (default: the CPU count, at most 8)")
-    p.add_argument("--backend", choices=("local", "ray"), default=None)
+    p.add_argument("--backend", choices=("local", "ray"), default=None,
+                   help="ray: games as Ray tasks (on the cluster RAY_ADDRESS names, else a "
+                        "local one)")
+    add_limit_args(p, defaults=False)
+    p.add_argument("--agent-process", choices=PROCESS_LIFETIMES, default=None,
+                   help="game: a fresh process per agent per game (default); match: one "
+                        "serves all the games a worker plays with it")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default results/tournament/NAME-TIME)")
     p.add_argument("--resume", action="store_true",
@@ -104,6 +114,27 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--no-replay-pages", action="store_true",
                    help="index.html without a replay page per game (about 30 kB each)")
     p.set_defaults(func=cmd_tournament)
+
+
+def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
+    """The limit flags shared by ``tournament`` and ``check-agent`` (seconds, MiB)."""
+    d = Limits()
+
+    def default(value: Any) -> Any:
+        return value if defaults else None
+
+    p.add_argument("--move-time", type=float, default=None,
+                   help=f"seconds per decision (default {d.move}); in a tournament, setting it "
+                        "also runs the Python specs in their own processes")
+    p.add_argument("--bank-time", type=float, default=default(d.bank),
+                   help=f"overage bank per game, seconds (default {d.bank})")
+    p.add_argument("--first-move-time", type=float, default=default(d.first_move),
+                   help=f"seconds for an agent's first decision (default {d.first_move})")
+    p.add_argument("--memory-mb", type=int, default=default(d.memory_mb),
+                   help=f"address-space limit per agent process, MiB; 0: none "
+                        f"(default {d.memory_mb})")
+    p.add_argument("--cpu-time", type=float, default=default(d.cpu),
+                   help=f"CPU seconds per agent per game; 0: none (default {d.cpu})")
 
 
 def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
@@ -129,7 +160,7 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         cfg.backend = a.backend or cfg.backend
         return cfg, out
     known = {"variant", "players", "agents", "games", "seed", "options", "duplicate",
-             "max_steps", "workers", "backend", "out"}
+             "max_steps", "workers", "backend", "out", *LIMIT_KEYS}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"unknown keys in {a.config}: {unknown}; allowed: {sorted(known)}")
@@ -150,8 +181,28 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         max_steps=a.max_steps if a.max_steps is not None else data.get("max_steps"),
         workers=a.workers or int(data.get("workers") or min(8, os.cpu_count() or 1)),
         backend=a.backend or data.get("backend", "local"),
+        **_limits(a, data),
     )
     return cfg, out
+
+
+LIMIT_KEYS = ("move_time", "bank_time", "first_move_time", "memory_mb", "cpu_time",
+              "agent_process")
+
+
+def _limits(a: argparse.Namespace, data: dict[str, Any]) -> dict[str, Any]:
+    """The limit settings given by flag or YAML key (flags win); 0 turns memory/cpu off."""
+    out: dict[str, Any] = {}
+    for key in LIMIT_KEYS:
+        value = getattr(a, key, None)
+        if value is None:
+            value = data.get(key)
+        if value is None:
+            continue
+        if key in ("memory_mb", "cpu_time") and value == 0:
+            value = None
+        out[key] = value
+    return out
 
 
 def cmd_tournament(a: argparse.Namespace) -> int:
@@ -165,7 +216,7 @@ def cmd_tournament(a: argparse.Namespace) -> int:
     cfg, out = config_from_args(a)
     cfg.validate()
     for spec in dict.fromkeys(cfg.agents):
-        check_agent(spec, cfg.variant, cfg.players, cfg.options)
+        check_agent(spec, cfg.variant, cfg.players, cfg.options, os.getcwd())
     if out is None:
         if a.resume:
             raise ValueError("--resume needs --out DIR (the folder of the interrupted run)")

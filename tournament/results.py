@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ def summarize(records: Sequence[dict[str, Any]], names: Sequence[str],
     games = [0] * k
     points = [0.0] * k
     forfeits = [0] * k
+    faults: list[dict[str, int]] = [{} for _ in range(k)]
     per_deal: list[dict[int, list[int]]] = [defaultdict(lambda: [0, 0]) for _ in range(k)]
     seat_games = [0] * n_players
     seat_wins = [0] * n_players
@@ -67,9 +68,12 @@ def summarize(records: Sequence[dict[str, Any]], names: Sequence[str],
         if res["forfeit"] is not None:
             f = res["forfeit"]
             forfeits[rec["seats"][f["seat"]]] += 1
+            status = f.get("status", "crash")  # records before statuses: raised or illegal
+            by = faults[rec["seats"][f["seat"]]]
+            by[status] = by.get(status, 0) + 1
             forfeit_list.append({"game": rec["game"], "seat": f["seat"],
                                  "agent": names[rec["seats"][f["seat"]]],
-                                 "reason": f["reason"]})
+                                 "status": status, "reason": f["reason"]})
         for s, a in enumerate(rec["seats"]):
             won = s in winners
             games[a] += 1
@@ -96,6 +100,7 @@ def summarize(records: Sequence[dict[str, Any]], names: Sequence[str],
             "win_rate_se": se, "ci_low": lo, "ci_high": hi,
             "mean_points": points[a] / games[a] if games[a] else 0.0,
             "mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma, "forfeits": forfeits[a],
+            **{status: faults[a].get(status, 0) for status in ("timeout", "crash", "invalid")},
         })
     out: dict[str, Any] = {
         **(meta or {}),
@@ -154,16 +159,20 @@ def format_table(summary: dict[str, Any]) -> str:
                 cells.append(f"  {text:>{cw}}")
             lines.append(f"{r:<{width}}" + "".join(cells))
     if summary["forfeits"]:
-        lines.append(f"forfeits: {len(summary['forfeits'])}")
+        by = Counter(f.get("status", "crash") for f in summary["forfeits"])
+        lines.append(f"forfeits: {len(summary['forfeits'])} ("
+                     + ", ".join(f"{n} {s}" for s, n in sorted(by.items())) + ")")
         for f in summary["forfeits"][:10]:
-            lines.append(f"  game {f['game']}: {f['agent']} (seat {f['seat']}) {f['reason']}")
+            lines.append(f"  game {f['game']}: {f['agent']} (seat {f['seat']}) "
+                         f"{f.get('status', 'crash')}: {f['reason']}")
         if len(summary["forfeits"]) > 10:
             lines.append(f"  ... and {len(summary['forfeits']) - 10} more (results.json)")
     return "\n".join(lines)
 
 
 CSV_FIELDS = ("agent", "games", "wins", "win_rate", "ci_low", "ci_high", "win_rate_se",
-              "mean_points", "mu", "sigma", "ordinal", "forfeits")
+              "mean_points", "mu", "sigma", "ordinal", "forfeits", "timeout", "crash",
+              "invalid")
 
 
 def write_reports(out: Path, summary: dict[str, Any]) -> list[str]:

@@ -7,14 +7,13 @@ workers there are; results are ordered by game index and rated in that order.
 Nothing is lost: every finished game is appended to ``games.jsonl`` in the output folder
 as soon as it ends (one JSON line, see :mod:`uno_env.tournament.replay`); a tournament stopped by
 Ctrl-C, a killed process or a dead worker continues from that log with ``resume=True`` and
-ends with exactly the records of an uninterrupted run. An agent that raises or answers an
-illegal action forfeits that game: it loses, every other seat wins, and the record says why.
+ends with exactly the records of an uninterrupted run. An agent that fails (a timeout, a
+crash, an invalid answer: see :mod:`uno_env.tournament.game`) forfeits that game only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import multiprocessing
 import os
@@ -27,8 +26,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from uno_env.tournament.game import GameTask, play_game
+from uno_env.tournament.players import check_agent, close_processes
+from uno_env.tournament.players import load_agent as load_agent  # re-exported: play.py loads agents
+from uno_env.tournament.process import Limits
 from uno_env.tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
 
 BACKENDS = ("local", "ray")
@@ -52,8 +53,30 @@ class TournamentConfig:
     options: dict[str, Any] = field(default_factory=dict)
     duplicate: bool = True
     max_steps: int | None = None
+    move_time: float | None = None
+    """Seconds per decision for agents in their own processes (None: 1 s, and the Python
+    specs play in this process, unlimited; a number: every agent plays in a process)."""
+    bank_time: float = 10.0
+    first_move_time: float = 10.0
+    memory_mb: int | None = 2048
+    cpu_time: float | None = 60.0
+    agent_process: str = "game"
+    isolate_python: bool | None = None
+    """Python specs in processes too; None: exactly when ``move_time`` is set."""
     workers: int = 1
     backend: str = "local"
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(move=1.0 if self.move_time is None else self.move_time,
+                      bank=self.bank_time, first_move=self.first_move_time,
+                      memory_mb=self.memory_mb, cpu=self.cpu_time,
+                      process=self.agent_process)
+
+    @property
+    def isolate(self) -> bool:
+        """Whether the Python specs play in processes too (a time limit was set)."""
+        return self.move_time is not None if self.isolate_python is None else self.isolate_python
 
     def identity(self) -> dict[str, Any]:
         """The settings the results depend on (what ``--resume`` must find unchanged)."""
@@ -76,6 +99,7 @@ class TournamentConfig:
             raise ValueError(f"games must be >= 1, got {self.games}")
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError(f"max_steps must be None or >= 1, got {self.max_steps}")
+        self.limits.validate()
         Game(self.variant, self.players, **self.options)  # variant, player count, options
 
     @property
@@ -96,30 +120,13 @@ class TournamentConfig:
         return cycle_length(len(self.agents), self.players)
 
 
-@dataclass(frozen=True)
-class GameTask:
-    """One game, fully determined: what a worker needs to play it."""
-
-    index: int
-    deal: int
-    variant: str
-    num_players: int
-    options: dict[str, Any]
-    max_steps: int | None
-    seed: int
-    deck: tuple[str, ...]
-    dealer: int
-    seats: tuple[int, ...]
-    agents: tuple[str, ...]
-    agent_seeds: tuple[int, ...]
-
-
 def make_tasks(config: TournamentConfig) -> list[GameTask]:
     """The tasks of every scheduled game, in game-index order."""
     from uno_env import Game
 
     game = Game(config.variant, config.players, **config.options)
     names = list(game.card_names)
+    limits, cwd = config.limits, os.getcwd()
     deals: dict[int, Any] = {}
     out = []
     for fx in config.schedule():
@@ -133,127 +140,9 @@ def make_tasks(config: TournamentConfig) -> list[GameTask]:
             agents=tuple(config.agents[a] for a in fx.seats),
             agent_seeds=tuple(agent_seed(config.seed, fx.index, s)
                               for s in range(config.players)),
+            limits=limits, isolate=config.isolate, cwd=cwd,
         ))
     return out
-
-
-# --- agents ---------------------------------------------------------------------------------
-def load_agent(spec: str, variant: str, num_players: int, seed: int | None,
-               options: dict[str, Any]) -> Any:
-    """``agents.load(spec, ...)``, plus ``py:MODULE:NAME`` for any importable agent factory
-    (called as ``NAME(variant=, num_players=, seed=, **options)``)."""
-    if spec.startswith("py:"):
-        module, _, name = spec[3:].partition(":")
-        if not module or not name:
-            raise ValueError(f"agent spec {spec!r} must look like py:MODULE:NAME")
-        factory = getattr(importlib.import_module(module), name)
-        return factory(variant=variant, num_players=num_players, seed=seed, **options)
-    from uno_env import agents
-
-    return agents.load(spec, variant=variant, num_players=num_players, seed=seed, **options)
-
-
-def check_agent(spec: str, variant: str, num_players: int, options: dict[str, Any]) -> None:
-    """Load ``spec`` once; a ``ValueError`` says why it cannot play this configuration."""
-    try:
-        load_agent(spec, variant, num_players, 0, options)
-    except (OSError, ImportError, AttributeError, TypeError, ValueError) as err:
-        raise ValueError(f"agent {spec!r} cannot play {variant} with {num_players} players: "
-                         f"{err}") from err
-
-
-_ENVS: dict[str, Any] = {}
-_AGENTS: dict[tuple[str, str, int], Any] = {}
-
-
-def _config_key(task: GameTask) -> str:
-    return json.dumps([task.variant, task.num_players, task.options, task.max_steps],
-                      sort_keys=True)
-
-
-def _env_for(task: GameTask) -> Any:
-    key = _config_key(task)
-    env = _ENVS.get(key)
-    if env is None:
-        from uno_env import raw_env
-
-        env = _ENVS[key] = raw_env(task.variant, task.num_players, max_steps=task.max_steps,
-                                   **task.options)
-    return env
-
-
-def _agent_for(task: GameTask, seat: int) -> Any:
-    """The agent of ``seat``, seeded for this game. Agents with a ``seed`` method are kept
-    between games (one per seat) and reseeded; others are built afresh with the seed."""
-    spec, seed = task.agents[seat], task.agent_seeds[seat]
-    key = (_config_key(task), spec, seat)
-    agent = _AGENTS.get(key)
-    if agent is not None and callable(getattr(agent, "seed", None)):
-        agent.seed(seed)
-    else:
-        agent = load_agent(spec, task.variant, task.num_players, seed, task.options)
-        _AGENTS[key] = agent
-    agent.reset()
-    return agent
-
-
-# --- one game -------------------------------------------------------------------------------
-def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game and return its record (a replayable JSON object, see ``replay``)."""
-    env = _env_for(task)
-    env.reset(seed=task.seed, options={"deck": list(task.deck), "dealer": task.dealer})
-    players = [_agent_for(task, s) for s in range(task.num_players)]
-    actions: list[int] = []
-    forfeit: dict[str, Any] | None = None
-    engine = env.engine
-    while not engine.is_over and not any(env.truncations.values()):
-        name = env.agent_selection
-        seat = env.agent_name_mapping[name]
-        obs = env.observe(name)
-        try:
-            action = players[seat].act(obs["observation"], obs["action_mask"])
-        except Exception as err:  # any agent failure forfeits the game, never the tournament
-            forfeit = {"seat": seat, "agent": task.agents[seat],
-                       "reason": f"raised {type(err).__name__}: {err}"[:300]}
-            break
-        legal = isinstance(action, int | np.integer) and not isinstance(action, bool) and (
-            0 <= int(action) < len(obs["action_mask"]) and bool(obs["action_mask"][action]))
-        if not legal:
-            forfeit = {"seat": seat, "agent": task.agents[seat],
-                       "reason": f"illegal action {action!r}"[:300]}
-            break
-        env.step(int(action))
-        actions.append(int(action))
-        engine = env.engine
-    n = task.num_players
-    truncated = forfeit is None and not engine.is_over
-    if forfeit is not None:
-        winners = [s for s in range(n) if s != forfeit["seat"]]
-    else:
-        winners = engine.winners()
-    return {
-        "game": task.index,
-        "deal": task.deal,
-        "variant": task.variant,
-        "num_players": n,
-        "options": dict(env.options),
-        "max_steps": task.max_steps,
-        "seed": task.seed,
-        "deck": list(task.deck),
-        "dealer": task.dealer,
-        "seats": list(task.seats),
-        "agents": list(task.agents),
-        "agent_seeds": list(task.agent_seeds),
-        "actions": actions,
-        "result": {
-            "winners": winners,
-            "points": list(engine.scores),
-            "steps": len(actions),
-            "rounds": len(engine.round_results),
-            "truncated": truncated,
-            "forfeit": forfeit,
-        },
-    }
 
 
 def _init_worker() -> None:
@@ -319,7 +208,9 @@ def _check_meta(out: Path, config: TournamentConfig, resume: bool) -> None:
     meta_path = out / META_NAME
     log_path = out / LOG_NAME
     if resume and meta_path.exists():
-        want, have = json.loads(meta_path.read_text()).get("config", {}), config.identity()
+        want = json.loads(meta_path.read_text()).get("config", {})
+        want = {**TournamentConfig(agents=config.agents).identity(), **want}  # older logs
+        have = config.identity()
         if want != have:
             diff = {k: (want.get(k), have.get(k)) for k in sorted(set(want) | set(have))
                     if want.get(k) != have.get(k)}
@@ -351,7 +242,7 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
     config.validate()
     tasks = make_tasks(config)
     for spec in dict.fromkeys(config.agents):  # a bad spec or checkpoint fails here, once
-        check_agent(spec, config.variant, config.players, config.options)
+        check_agent(spec, config.variant, config.players, config.options, os.getcwd())
     log: GameLog | None = None
     done: dict[int, dict[str, Any]] = {}
     if out is not None:
@@ -384,6 +275,7 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
             bar.close()
         if log is not None:
             log.close()
+        close_processes()
     records = [done[t.index] for t in tasks]
     if log is not None:
         log.rewrite(records)

@@ -47,6 +47,8 @@ COMMANDS: dict[str, Command] = {
                      "uno_env.tournament.web.server:add_parser"),
     "tournament": Command("a fair, duplicate-dealt tournament between agents",
                           "uno_env.tournament.cli:add_tournament_parser"),
+    "check-agent": Command("play a few games with an agent; report every protocol error",
+                           "uno_env.tournament.check:add_parser"),
     "train": Command("train an agent from a YAML config", "uno_env.training.cli:add_train_parser"),
     "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
                         "uno_env.training.cli:add_evaluate_parser"),
