@@ -36,6 +36,8 @@ fix: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The suite includes tests/test_packaging.py's wheel test (a wheel installed into a fresh
+# virtualenv, a few minutes); PYTEST_ADDOPTS='-m "not wheel"' leaves it out.
 test: venv
 	@command -v chromium >/dev/null 2>&1 || echo "NOTE: no chromium on PATH: the browser tests \
 	(tests/test_web_browser.py) are SKIPPED; install it with: apt-get install chromium"
