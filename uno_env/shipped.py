@@ -18,11 +18,11 @@ def config_dir(kind: str) -> Path:
     """The folder of the shipped configs of ``kind`` (``train`` or ``tournament``)."""
     if kind not in KINDS:
         raise ValueError(f"config kind {kind!r}; allowed: {', '.join(KINDS)}")
-    package = importlib.import_module("uno_env.configs")  # a data-only (namespace) package
-    for base in package.__path__:
-        if (Path(base) / kind).is_dir():
-            return Path(base) / kind
-    raise FileNotFoundError(f"no shipped {kind} configs in {list(package.__path__)}")
+    package = importlib.import_module("uno_env.configs")
+    folder = Path(str(package.__file__)).parent / kind
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no shipped {kind} configs: {folder} is not a folder")
+    return folder
 
 
 def shipped_configs(kind: str) -> dict[str, Path]:
