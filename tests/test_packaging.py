@@ -31,6 +31,15 @@ TOPS = ("agents", "training", "tournament")
 # modules that need an extra the wheel test does not install (web, ray, bench)
 OPTIONAL = {"fastapi", "starlette", "pydantic", "uvicorn", "playwright", "httpx", "httpx2",
             "ray", "rlcard"}
+# what is not the project's source: virtualenvs, caches, and (at the top) run outputs
+SKIP = {".venv", ".git", "build", "dist", "node_modules", "__pycache__", ".mypy_cache",
+        ".ruff_cache", ".hypothesis", ".pytest_cache"}
+SKIP_TOP = {"runs", "results", "out", "tournaments"}
+
+
+def _skipped(folder: str, names: list[str]) -> set[str]:
+    top = Path(folder).resolve() == ROOT
+    return {n for n in names if n in SKIP or n.endswith(".egg-info") or (top and n in SKIP_TOP)}
 
 
 def _folder(package: str) -> Path:
@@ -75,11 +84,9 @@ def test_every_code_package_is_listed_and_mapped() -> None:
 
 def _repo_files(suffixes: set[str]) -> list[Path]:
     """The project's files (no virtualenv, caches or run outputs; links not followed)."""
-    skip = {".venv", ".git", "build", "dist", "runs", "results", "out", "tournaments",
-            "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis"}
     out = []
     for folder, dirs, files in os.walk(ROOT):
-        dirs[:] = sorted(d for d in dirs if d not in skip and not d.endswith(".egg-info"))
+        dirs[:] = sorted(set(dirs) - _skipped(folder, dirs))
         out += [Path(folder) / f for f in sorted(files) if Path(f).suffix in suffixes]
     return out
 
@@ -156,10 +163,14 @@ def _run(cmd: list[str], cwd: Path, timeout: int = 900, check: bool = True,
 
 
 def _copy_checkout(dest: Path) -> None:
-    """The files git tracks plus the untracked ones it does not ignore (links kept)."""
-    names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, names):
+    """The files git tracks plus the untracked ones it does not ignore (links kept); without
+    git, the tree less virtualenvs, caches and run outputs."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True) if shutil.which("git") else None
+    if listed is None or listed.returncode != 0:
+        shutil.copytree(ROOT, dest, symlinks=True, ignore=_skipped)
+        return
+    for name in filter(None, listed.stdout.decode().split("\0")):
         src, dst = ROOT / name, dest / name
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_symlink():
@@ -188,8 +199,6 @@ print("FAILED", failed, "OPTIONAL", optional, type(a).__name__)
 @pytest.mark.wheel
 @pytest.mark.timeout(1800)
 def test_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("needs a git checkout to copy")
     src, dist, work = tmp_path / "src", tmp_path / "dist", tmp_path / "work"
     work.mkdir()
     _copy_checkout(src)
