@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from uno_env.training.ppo_model import PolicyNet, config_key, load_policy
+from uno_env.agents.policy import PolicyNet, config_key, load_policy
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 

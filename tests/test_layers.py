@@ -117,6 +117,24 @@ def test_engine_imports_only_cards_variants_and_itself() -> None:
     assert imports_of("uno_env.actions") <= {"uno_env.rules.actions", "uno_env.rules.codes"}
 
 
+def _layer(module: str) -> str:
+    """``agents``, ``training``, ``tournament`` (``uno_env.agents...``), else ``uno_env``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and f"uno_env.{parts[1]}" in PACKAGES else "uno_env"
+
+
+def test_layers_import_only_downwards() -> None:
+    """uno_env <- agents <- training, tournament (issue 11 item 6)."""
+    below = {"uno_env": (), "agents": ("uno_env",)}
+    for m in MODULES:
+        top = _layer(m)
+        if top in below:
+            bad = {i for i in imports_of(m) if _layer(i) not in (top, *below[top])}
+            assert not bad, f"{m} imports {sorted(bad)}"
+    assert _layer("uno_env.agents.rule") == "agents" and _layer("uno_env.env") == "uno_env"
+    assert "uno_env.agents" in imports_of("uno_env.training.selfplay.opponents")
+
+
 def test_import_rules_loads_neither_pettingzoo_nor_gymnasium() -> None:
     code = ("import sys, uno_env.rules, uno_env.variants; "
             "s = uno_env.rules.State(uno_env.rules.Game('flip', 3), seed=1); "

@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 
 import uno_env  # noqa: E402
 from uno_env import agents  # noqa: E402
+from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.agents.ppo import shipped_checkpoint  # noqa: E402
-from uno_env.training.ppo_model import load_policy  # noqa: E402
 from uno_env.training.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayTrainer,

@@ -146,7 +146,7 @@ class SelfPlayConfig(TrainerConfig):
     # "obs": the value head shares the policy's trunk; "state": a separate value MLP that also
     # reads the other players' hands (training only; the policy never sees them)
     critic: str = "obs"
-    obs_cap: float = 10.0  # see uno_env.training.ppo_model.observation_scale
+    obs_cap: float = 10.0  # see uno_env.agents.policy.observation_scale
     lr: float = 3e-4
     lr_final: float = 3e-5
     lr_schedule: str = "linear"
@@ -185,7 +185,7 @@ class SelfPlayConfig(TrainerConfig):
     deterministic: bool = True  # torch.use_deterministic_algorithms during the run
 
     def validate(self) -> None:
-        from uno_env.training.ppo_model import config_key
+        from uno_env.agents.policy import config_key
 
         super().validate()
         positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",

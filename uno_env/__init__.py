@@ -1,7 +1,9 @@
 """uno-env: UNO, UNO Flip, UNO Flex and UNO Express as PettingZoo environments.
 
 ``uno_env.env(variant="classic", num_players=2, **options)`` is the wrapped AEC env,
-``uno_env.raw_env(...)`` the bare one, ``uno_env.list_variants()`` the registered variants.
+``uno_env.raw_env(...)`` the bare one, ``uno_env.vector_env(variant, num_players, num_envs)``
+many games at once on the compiled batch engine (numba, loaded on first use),
+``uno_env.list_variants()`` the registered variants.
 The Gymnasium id ``uno_env.GYM_ID`` (``"uno_env/UNO-v0"``) is one learning seat against
 opponents (``gymnasium.make(uno_env.GYM_ID, variant=..., num_players=..., opponents=[...])``).
 
@@ -23,6 +25,7 @@ from uno_env.rules import PHASES, Game, IllegalActionError, State
 from uno_env.variants import find_variant, list_variants
 
 if TYPE_CHECKING:
+    from uno_env.batch.vector import VectorEnv, vector_env
     from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
 
 _GYM_ID = "uno_env/UNO-v0"
@@ -63,6 +66,10 @@ def __getattr__(name: str) -> Any:
         return _load(name)
     if name == "GYM_ID":
         return register_gym()
+    if name in ("vector_env", "VectorEnv"):  # the batch engine (and numba) on first use
+        from uno_env.batch import vector
+
+        return getattr(vector, name)
     raise AttributeError(f"module 'uno_env' has no attribute {name!r}")
 
 
@@ -71,6 +78,6 @@ if "gymnasium" in sys.modules:
     register_gym()
 
 __all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError",
-           "ObservationLayout", "State", "env", "find_variant", "list_variants", "raw_env",
-           "register_gym"]
+           "ObservationLayout", "State", "VectorEnv", "env", "find_variant", "list_variants",
+           "raw_env", "register_gym", "vector_env"]
 __version__ = "0.1.0"

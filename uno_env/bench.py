@@ -73,7 +73,9 @@ def _rlcard(seed: int) -> Runner:
 
 def contenders(variant: str = "classic", num_players: int = 2,
                include_rlcard: bool = True, seed: int = 0,
-               options: dict[str, Any] | None = None) -> dict[str, Runner]:
+               options: dict[str, Any] | None = None, vector: int = 0) -> dict[str, Runner]:
+    """``vector``: also the batch engine with that many games, without and with
+    observations."""
     out: dict[str, Runner] = {}
     opts = dict(options or {})
     if include_rlcard:
@@ -82,15 +84,22 @@ def contenders(variant: str = "classic", num_players: int = 2,
                                                 seed)
     out[f"uno-env env() ({variant})"] = _ours(
         lambda: wrapped_env(variant, num_players, **opts), seed)
+    if vector:
+        from uno_env.batch.bench import vector_runner
+
+        for obs in (False, True):
+            name = f"vector_env B={vector} {'masks+obs' if obs else 'masks'}"
+            out[name] = vector_runner(variant, num_players, vector, obs, seed, opts)
     return out
 
 
 def bench(variant: str = "classic", num_players: int = 2, seconds: float = 2.0,
           rounds: int = 3, include_rlcard: bool = True, seed: int = 0,
-          options: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+          options: dict[str, Any] | None = None,
+          vector: int = 0) -> dict[str, dict[str, float]]:
     """Median steps/s and games/s of each contender over ``rounds`` alternating rounds
     (ours at the rule ``options``, default: the variant's defaults)."""
-    runs = contenders(variant, num_players, include_rlcard, seed, options)
+    runs = contenders(variant, num_players, include_rlcard, seed, options, vector)
     samples: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
     for _ in range(rounds):
         for name, run in runs.items():

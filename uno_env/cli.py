@@ -37,6 +37,8 @@ COMMANDS: dict[str, Command] = {
                         "uno_env.cli:add_simulate_parser"),
     "bench": Command("decisions/s against RLCard's UNO, side by side",
                      "uno_env.cli:add_bench_parser"),
+    "verify": Command("compare the batch engine with the Python engine decision by decision",
+                      "uno_env.batch.verify:add_parser"),
     "demo": Command("one rendered game, a short simulation and a short tournament",
                     "uno_env.tournament.demo:add_parser"),
     "play": Command("play UNO in the terminal against agents",
@@ -174,8 +176,13 @@ def cmd_bench(a: argparse.Namespace) -> int:
         include = v == "classic" and not a.no_rlcard
         print(report(bench(v, a.players, seconds=a.seconds, rounds=a.rounds,
                            include_rlcard=include, seed=a.seed,
-                           options=options_dict(a.option))))
+                           options=options_dict(a.option),
+                           vector=a.batch if a.vector else 0)))
         print()
+    if a.vector:
+        from uno_env.batch.bench import vector_report
+
+        print(vector_report(variants if a.variant else None, a.seconds))
     return 0
 
 
@@ -200,6 +207,10 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--no-rlcard", action="store_true")
     p.add_argument("--option", action="append", type=parse_option, metavar="K=V",
                    help="rule option of our contenders, repeatable (e.g. voluntary_draw=true)")
+    p.add_argument("--vector", action="store_true",
+                   help="also the batch engine (vector_env): side by side, then a table of "
+                   "variants, player counts and batch sizes, memory, compile/cached start")
+    p.add_argument("--batch", type=int, default=1024, help="games of the side-by-side run")
     p.set_defaults(func=cmd_bench)
 
 

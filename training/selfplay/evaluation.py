@@ -12,9 +12,9 @@ import numpy as np
 import torch
 
 from uno_env import raw_env
+from uno_env.agents.policy import PolicyNet
 from uno_env.seeding import slot_seed
 from uno_env.stats import wilson_counts
-from uno_env.training.ppo_model import PolicyNet
 from uno_env.training.selfplay.rollout import sample_actions
 
 

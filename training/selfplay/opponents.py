@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from uno_env.agents.policy import PolicyNet
 from uno_env.seeding import slot_seed
 from uno_env.training.config import OPPONENT_KINDS, SelfPlayConfig
-from uno_env.training.ppo_model import PolicyNet
 
 # Seat kinds inside the runner.
 LEARNER, RULE, RANDOM, FROZEN = range(4)

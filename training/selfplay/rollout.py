@@ -17,8 +17,8 @@ import numpy as np
 import torch
 
 from uno_env import raw_env
+from uno_env.agents.policy import PolicyNet
 from uno_env.training.config import SelfPlayConfig
-from uno_env.training.ppo_model import PolicyNet
 from uno_env.training.selfplay.opponents import (
     FROZEN,
     KIND_NAMES,

@@ -17,15 +17,15 @@ import torch
 from torch import nn
 
 from uno_env import ObservationLayout
-from uno_env.seeding import streams
-from uno_env.training.config import SelfPlayConfig
-from uno_env.training.ppo_model import (
+from uno_env.agents.policy import (
     PolicyNet,
     config_key,
     observation_scale,
     policy_payload,
     save_policy,
 )
+from uno_env.seeding import streams
+from uno_env.training.config import SelfPlayConfig
 from uno_env.training.selfplay.evaluation import evaluate_policy
 from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
 from uno_env.training.selfplay.rollout import Rollout, make_env

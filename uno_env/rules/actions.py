@@ -7,7 +7,6 @@ fixed index, so the action space is one ``Discrete(n)`` per configuration.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from uno_env.cards import NUMBER, TARGET_DRAW
 from uno_env.rules.codes import (
@@ -23,6 +22,7 @@ from uno_env.rules.codes import (
     TARGET,
     UNO,
 )
+from uno_env.rules.rules import Rules
 from uno_env.variants.base import Variant
 
 
@@ -68,7 +68,7 @@ class ActionTable:
         return self
 
 
-def build_actions(variant: Variant, num_players: int, opts: dict[str, Any]) -> ActionTable:
+def build_actions(variant: Variant, num_players: int, rules: Rules) -> ActionTable:
     """Lay out the action space for this configuration."""
     t = ActionTable()
     t.play = [t.add(f"play {f.name}", PLAY, i) for i, f in enumerate(variant.faces)]
@@ -77,7 +77,7 @@ def build_actions(variant: Variant, num_players: int, opts: dict[str, Any]) -> A
         if flex is not None:  # X-flex-play: the same card by its flex face
             t.play_flex[i] = t.add(f"play {variant.faces[i].name} flex", PLAY_FLEX, i)
     t.play_two = [-1] * len(variant.faces)
-    if opts.get("double_play"):
+    if rules.double_play:
         for i, f in enumerate(variant.faces):
             if f.effect == NUMBER:
                 t.play_two[i] = t.add(f"play-two {f.name}", PLAY_TWO, i)
@@ -85,13 +85,13 @@ def build_actions(variant: Variant, num_players: int, opts: dict[str, Any]) -> A
     t.pass_ = t.add("pass", PASS)
     t.color = [[t.add(f"color {c}", COLOR, ci) for ci, c in enumerate(palette)]
                for palette in variant.colors]
-    if opts.get("wd_challenge"):
+    if rules.wd_challenge:
         t.challenge = t.add("challenge", CHALLENGE)
-    if opts.get("wd_challenge") or opts.get("stacking") or opts.get("reverse_back"):
+    if rules.wd_challenge or rules.stacking or rules.reverse_back:
         t.accept = t.add("accept", ACCEPT)
-    if opts.get("uno_catch", "off") != "off":
+    if rules.uno_on:
         t.uno = t.add("uno", UNO)
-    if opts.get("uno_catch") == "decision":
+    if rules.uno_catch == "decision":
         t.catch = t.add("catch", CATCH)
     if any(f is not None and f.effect == TARGET_DRAW for f in variant.flex_faces):
         t.target = [t.add(f"target +{k}", TARGET, k) for k in range(1, num_players)]

@@ -7,7 +7,8 @@ from typing import Any
 
 from uno_env import cards as K
 from uno_env.rules.actions import ActionTable, build_actions
-from uno_env.rules.codes import EFFECT_CODES, UNO_DECISION, UNO_MODES
+from uno_env.rules.codes import EFFECT_CODES
+from uno_env.rules.rules import Rules
 from uno_env.variants.base import Variant, find_variant
 
 # Match tables per variant name (they depend on the deck only): see Game.__init__.
@@ -23,7 +24,7 @@ class Game:
         self.variant = v
         self.options: dict[str, Any] = v.resolve_options(num_players, options)
         self.num_players = num_players
-        o = self.options
+        self.rules = r = Rules.from_options(self.options)
         faces = v.faces
         self.faces = faces
         self.num_faces = len(faces)
@@ -35,7 +36,7 @@ class Game:
         self.face_points = [f.points for f in faces]
         self.face_wild = [f.is_wild for f in faces]
         self.face_symbol_match = [f.symbol_match for f in faces]
-        self.face_challengeable = [f.challengeable and bool(o.get("wd_challenge")) for f in faces]
+        self.face_challengeable = [f.challengeable and r.wd_challenge for f in faces]
         self.face_names = [f.name for f in faces]
         self.face_side = [f.side for f in faces]  # Flip: 0 light, 1 dark
         # X-flex-play: the flex face of each kind (None: no flex face), as parallel tables.
@@ -46,7 +47,7 @@ class Game:
         self.flex_draw = [0 if x is None else x.draw for x in flex]
         self.flex_wild = [x is not None and x.is_wild for x in flex]
         self.flex_color = [-1 if x is None else x.color for x in flex]
-        self.flex_challengeable = [x is not None and x.challengeable and bool(o.get("wd_challenge"))
+        self.flex_challengeable = [x is not None and x.challengeable and r.wd_challenge
                                    for x in flex]
         self.power_flip = list(v.power_flip) or [False] * len(faces)  # X-power (ii)
         self.power_cards = v.power_cards
@@ -95,26 +96,25 @@ class Game:
         for f, face in enumerate(faces):
             if face.effect == K.REVERSE and not face.is_wild:
                 self.reverse_face[face.side][face.color] = f
-        self.actions: ActionTable = build_actions(v, num_players, o)
+        self.actions: ActionTable = build_actions(v, num_players, r)
         assert self.actions.play == list(F)  # "play <face f>" is action f
         self.num_actions = len(self.actions)
         self.hand_size = v.hand_size
         self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}
         # rule switches as plain attributes (the hot path reads them every step)
-        self.stacking = bool(o.get("stacking"))
-        self.double_play = bool(o.get("double_play"))
-        self.jump_in = bool(o.get("jump_in"))
-        self.reverse_back = bool(o.get("reverse_back"))
-        self.uno_mode = UNO_MODES[o.get("uno_catch", "off")]
+        self.stacking = r.stacking
+        self.double_play = r.double_play
+        self.jump_in = r.jump_in
+        self.reverse_back = r.reverse_back
+        self.uno_mode = r.uno_mode
         # G-uno: with `until-out` and catching as a decision, every decision of an opponent
         # offers `catch` while an uncalled one-card hand stands (no catch phase after a play)
-        self.catch_until_out = (self.uno_mode == UNO_DECISION
-                                and o["catch_window"] == "until-out")
-        self.voluntary_draw = bool(o["voluntary_draw"])  # G-draw
+        self.catch_until_out = r.catch_until_out
+        self.voluntary_draw = r.voluntary_draw  # G-draw
         self.uno_penalty = v.uno_penalty
-        self.penalty_scoring = o.get("scoring") == "penalty"
-        self.target_score = int(o["target_score"])
-        self.match = o.get("episode") == "match"
+        self.penalty_scoring = r.penalty_scoring
+        self.target_score = r.target_score
+        self.match = r.match
 
     def parse_deck(self, names: Sequence[str]) -> list[int]:
         """Card ids for a full deck order given as card names (top first).

@@ -6,9 +6,9 @@ engine, environment and tests pick it up from the registry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from uno_env.cards import LIGHT_COLORS, WILD_DRAW, Face
 
@@ -45,6 +45,46 @@ class Option:
 
 BOOL = (False, True)
 
+
+class EffectTable(Protocol):
+    """What a variant's effect handler may read and do to the play-out (the engine's
+    ``State`` is one): seats are ints, ``direction`` is +1 or -1, faces index the game's
+    face tables (``game.face_color`` ...); the ``_ask_*`` methods hand the next decision to
+    a seat and return True."""
+
+    game: Any
+    n: int
+    direction: int
+    next_seat: int
+    pending: int
+    target: int
+    skip_victim: bool
+    bounce: bool
+    faces_of: list[int]
+    discard: list[int]
+    active_color: int
+    present: list[int]
+    power: list[bool]
+
+    def _draw(self, seat: int, n: int) -> int: ...
+    def _take_draw(self, seat: int, extra: int) -> None: ...
+    def _flip(self) -> None: ...
+    def _flip_powers(self, seats: Sequence[int]) -> None: ...
+    def _holds_reverse(self, seat: int, color: int) -> bool: ...
+    def _ask_color(self, seat: int) -> bool: ...
+    def _ask_challenge(self, seat: int, challengeable: bool, stack: bool = False) -> bool: ...
+    def _ask_reverse_back(self, victim: int) -> bool: ...
+    def _attack(self, p: int, f: int, stackable: bool, last: bool, stack_phase: bool) -> bool: ...
+
+
+PlaysFn = Callable[[Any, int, int, list[int]], None]
+"""A legal-play extension: ``(table, seat, drawn face or -1, legal)`` appends the actions of
+the variant's own plays (on the seat's turn, or of the drawn card only)."""
+
+EffectFn = Callable[[Any, int, int, int, bool], bool]
+"""An effect handler: ``(table, player, face, cards to draw, last card) -> a decision is
+asked``; ``table`` is an :class:`EffectTable`. It sets ``next_seat`` unless it asks."""
+
 COMMON_OPTIONS: dict[str, Option] = {
     "wd_challenge": Option(True, BOOL, help="G-wd-challenge: wild draws may be challenged"),
     "uno_catch": Option("auto", ("auto", "decision", "off"),
@@ -58,6 +98,13 @@ COMMON_OPTIONS: dict[str, Option] = {
     "target_score": Option(500, kind=int, help="G-score: match length in points"),
     "episode": Option("round", ("round", "match"), help="one round or a whole match per episode"),
 }
+
+
+def skip_everyone(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """F-effects, X-effects (Flip's Skip Everyone, Flex's Skip All): everyone else is
+    skipped, the same player plays again."""
+    s.next_seat = p
+    return False
 
 
 class Variant:
@@ -80,6 +127,10 @@ class Variant:
     first_discard_numbers_only: ClassVar[bool] = False
     # X-power: every player holds a Power Card (Flex).
     power_cards: ClassVar[bool] = False
+    # The variant's own effects (by cards.py effect name), over the engine's core ones.
+    effects: ClassVar[dict[str, EffectFn]] = {}
+    # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
+    more_plays: ClassVar[PlaysFn | None] = None
 
     def __init__(self) -> None:
         faces, cards = self.build_deck()
@@ -127,6 +178,13 @@ class Variant:
         return self.min_players, self.max_players
 
     # --- hooks ----------------------------------------------------------------------------
+    @classmethod
+    def plays_hook(cls) -> PlaysFn | None:
+        """:attr:`more_plays` as a plain function (read from the class: never bound)."""
+        hook: PlaysFn | None = next(k.__dict__["more_plays"] for k in cls.__mro__
+                                    if "more_plays" in k.__dict__)
+        return hook
+
     def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],
                   prior_color: int) -> bool:
         """G-wd-challenge: a wild draw is honest when its player held no card of the colour

@@ -15,7 +15,45 @@ from uno_env.cards import (
     one_sided_deck,
     wild_face,
 )
-from uno_env.variants.base import BOOL, COMMON_OPTIONS, Option, Variant, register
+from uno_env.variants.base import BOOL, COMMON_OPTIONS, EffectTable, Option, Variant, register
+
+
+def skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """E-reverse-back: a Skip's victim holding the Reverse of its colour may send it back."""
+    v = (p + s.direction) % s.n
+    if s.game.reverse_back and not last and s._holds_reverse(v, s.game.face_color[f]):
+        return s._ask_reverse_back(v)
+    s.next_seat = (p + 2 * s.direction) % s.n
+    return False
+
+
+def reverse(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """A Reverse; played to answer a Skip or Draw One (E-reverse-back) it sends the effect
+    back to whoever played that, who may answer the same way."""
+    s.direction = d = -s.direction
+    if not s.bounce:
+        s.next_seat = p if s.n == 2 else (p + d) % s.n  # G-two-players: as a Skip
+        return False
+    s.bounce = False
+    v = (p + d) % s.n
+    if not last and s._holds_reverse(v, s.game.face_color[f]):
+        return s._ask_reverse_back(v)
+    s._take_draw(v, 0)
+    s.next_seat = (v + d) % s.n
+    return False
+
+
+def draw_one(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """E-draw-one, E-reverse-back: the victim draws one and loses the turn, unless they send
+    it back with the Reverse of its colour (the card is drawn by whoever it lands on)."""
+    s.pending += draw
+    v = (p + s.direction) % s.n
+    g = s.game
+    if (g.reverse_back and not last and not g.face_challengeable[f]
+            and s._holds_reverse(v, g.face_color[f])):
+        s.skip_victim = True
+        return s._ask_reverse_back(v)
+    return s._attack(p, f, stackable=g.stacking, last=last, stack_phase=True)
 
 
 @register
@@ -28,6 +66,7 @@ class Express(Variant):
     max_players = 6  # E-players: the box's range; up to 10 with allow_more_players
     hand_size = 5
     uno_penalty = 4  # E-uno
+    effects = {SKIP: skip, REVERSE: reverse, DRAW: draw_one}
     options = {
         **COMMON_OPTIONS,
         "wd_challenge": Option(False, BOOL, help="G-wd-challenge for Wild Draw Two (E: off)"),

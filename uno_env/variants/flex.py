@@ -21,7 +21,7 @@ from uno_env.cards import (
     Face,
     wild_face,
 )
-from uno_env.variants.base import Variant, register
+from uno_env.variants.base import EffectTable, Variant, register, skip_everyone
 
 # X-deck, "Deck lists": where the flex face of the first copy of each number lies, as a
 # step in the cyclic colour order red, yellow, green, blue (1-3 previous, 4-6 two away,
@@ -38,6 +38,57 @@ ACTION_POINTS = 20
 WILD_POINTS = 50
 
 
+def reverse_skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """X-effects: the direction flips and the next player (in the new one) is skipped."""
+    s.direction = d = -s.direction
+    s.next_seat = (p + 2 * d) % s.n
+    return False
+
+
+def all_draw(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """X-effects: every other player draws, in turn order from the next; nobody is skipped."""
+    d, n = s.direction, s.n
+    for k in range(1, n):
+        s._draw((p + k * d) % n, draw)
+    s.next_seat = (p + d) % n
+    return False
+
+
+def target_draw(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """X-effects: the chosen victim draws (or challenges a Wild Targeted Draw Four); nobody
+    is skipped: the turn passes to the player after the one who played."""
+    v = s.target
+    s.pending += draw
+    s.skip_victim = False
+    s.next_seat = (p + s.direction) % s.n
+    if not last and s.game.flex_challengeable[f]:
+        return s._ask_challenge(v, True)
+    s._take_draw(v, 0)
+    return False
+
+
+def all_flip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """X-power (iii): every Power Card flips."""
+    s._flip_powers(range(s.n))
+    s.next_seat = (p + s.direction) % s.n
+    return False
+
+
+def flex_plays(s: EffectTable, p: int, drawn: int, legal: list[int]) -> None:
+    """X-flex-play: with a green Power Card, a held card (after a draw: the drawn card
+    only, X-drawn-only) whose flex face matches the top card may be played by it."""
+    if not s.power[p]:
+        return
+    g = s.game
+    bits = g.flex_match_bits[s.active_color][s.faces_of[s.discard[-1]]]
+    bits &= s.present[p] if drawn < 0 else 1 << drawn
+    play_flex = g.actions.play_flex
+    while bits:
+        low = bits & -bits
+        legal.append(play_flex[low.bit_length() - 1])
+        bits ^= low
+
+
 @register
 class Flex(Variant):
     """A card kind here is a whole physical card (normal face + flex face + flip symbol):
@@ -48,6 +99,9 @@ class Flex(Variant):
     power_cards = True
     first_discard_numbers_only = True  # X-first-discard
     first_discard_redraw = ()
+    more_plays = flex_plays
+    effects = {SKIP_EVERYONE: skip_everyone, REVERSE_SKIP: reverse_skip, ALL_DRAW: all_draw,
+               TARGET_DRAW: target_draw, ALL_FLIP: all_flip}
 
     def __init__(self) -> None:
         super().__init__()

@@ -21,11 +21,23 @@ from uno_env.cards import (
     color_faces,
     wild_face,
 )
-from uno_env.variants.base import Variant, register
+from uno_env.variants.base import EffectTable, Variant, register, skip_everyone
 
 PAIRING_SEED = 2018
 """F-deck: the light/dark pairing is one fixed permutation, built from this seed (the
 publisher's pairing is not published). Changing it changes the game: don't."""
+
+
+def flip_sides(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """F-flip: every card turns over; a wild turned up on top is named by the Flip's
+    player (not on a last card: the round is scored on the new side)."""
+    s._flip()
+    s.next_seat = (p + s.direction) % s.n
+    top = s.faces_of[s.discard[-1]]
+    s.active_color = s.game.face_color[top]  # a wild: none until it is named
+    if s.game.face_wild[top] and not last:
+        return s._ask_color(p)
+    return False
 
 
 @register
@@ -35,6 +47,8 @@ class Flip(Variant):
     name = "flip"
     colors = (LIGHT_COLORS, DARK_COLORS)
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
+    # Wild Draw Colour is the engine's (a draw card drawn until a colour): rules/effects.py
+    effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone}
 
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}

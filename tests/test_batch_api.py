@@ -1,0 +1,145 @@
+"""vector_env's interface: seeds, autoreset, snapshots, errors, and kernel invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import uno_env
+from uno_env import IllegalActionError, raw_env, vector_env
+from uno_env.batch import layout as L
+
+
+def _play(v: uno_env.VectorEnv, steps: int, seed: int = 0) -> None:
+    for _ in range(steps):
+        v.step(v.sample_actions(seed))
+
+
+def test_seed_s_gives_game_i_the_seed_s_plus_i() -> None:
+    v = vector_env("classic", 3, 4)
+    obs, info = v.reset(seed=40)
+    listed = vector_env("classic", 3, 4)
+    obs2, info2 = listed.reset(seed=[40, 41, 42, 43])
+    assert np.array_equal(obs, obs2) and np.array_equal(info["action_mask"],
+                                                        info2["action_mask"])
+    for i in range(4):
+        r = raw_env("classic", 3)
+        r.reset(seed=40 + i)
+        assert v.game_state(i).to_dict() == r.engine.to_dict()
+
+
+def test_reset_without_seed_continues_like_raw_env() -> None:
+    v = vector_env("express", 2, 2)
+    v.reset(seed=7)
+    v.reset()
+    r = raw_env("express", 2)
+    r.reset(seed=8)
+    r.reset()
+    assert v.game_state(1).to_dict() == r.engine.to_dict()
+    fresh = vector_env("express", 2, 2)
+    fresh.reset()  # random seeds: two games almost surely differ
+    assert fresh.game_state(0).to_dict() != fresh.game_state(1).to_dict()
+
+
+def test_same_step_autoreset_keeps_final_obs_and_rewards() -> None:
+    v = vector_env("classic", 2, 64, max_steps=30)
+    v.reset(seed=1)
+    seen = 0
+    for _ in range(40):
+        obs, rew, term, trunc, info = v.step(v.sample_actions())
+        done = term | trunc
+        assert np.array_equal(info["_final_obs"], done)
+        if done.any():
+            seen += int(done.sum())
+            assert (v._s.S[done, L.NSTEPS] == 0).all()  # already the next game
+            assert info["final_obs"][done].any(axis=1).all()
+        assert np.allclose(rew.sum(axis=1), 0.0)  # win_loss is zero-sum
+        assert not rew[~term].any()
+    assert seen >= 64  # every game was cut at 30 decisions at least once
+
+
+def test_snapshot_equals_raw_env_and_restore_continues_identically() -> None:
+    v = vector_env("flip", 3, 8)
+    v.reset(seed=100)
+    _play(v, 57)
+    for i in range(8):
+        snap = v.snapshot(i)
+        r = raw_env("flip", 3)
+        r.restore(snap)
+        assert r.snapshot() == snap
+    # a raw_env position loaded into another game plays on exactly as raw_env does
+    r = raw_env("flip", 3)
+    r.restore(v.snapshot(2))
+    v.restore(5, v.snapshot(2))
+    assert v.snapshot(5) == v.snapshot(2)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        mask = v._s.legal[5]
+        a = int(rng.choice(np.flatnonzero(mask)))
+        acts = v.sample_actions().copy()
+        acts[5] = a
+        obs, rew, term, trunc, _ = v.step(acts)
+        r.step(a)
+        if term[5] or trunc[5]:
+            break
+        o = r.observe(r.agent_selection)
+        assert np.array_equal(o["observation"], obs[5])
+        assert v.snapshot(5) == r.snapshot()
+
+
+def test_illegal_action_names_the_game_and_changes_nothing() -> None:
+    v = vector_env("classic", 2, 3)
+    v.reset(seed=5)
+    before = [v.snapshot(i) for i in range(3)]
+    acts = v.sample_actions().copy()
+    bad = int(np.flatnonzero(v._s.legal[1] == 0)[0])
+    acts[1] = bad
+    with pytest.raises(IllegalActionError, match=r"game 1: action .* is not legal .*legal: "):
+        v.step(acts)
+    assert [v.snapshot(i) for i in range(3)] == before
+    acts[1] = 10_000
+    with pytest.raises(IllegalActionError, match="not an index"):
+        v.step(acts)
+    with pytest.raises(ValueError, match="shape"):
+        v.step(acts[:2])
+    with pytest.raises(TypeError, match="integer"):
+        v.step(acts.astype(float))
+
+
+def test_bad_configuration_errors_are_raw_envs() -> None:
+    for kwargs in ({"num_players": 11}, {"stacking": 1}, {"bogus": True},
+                   {"reward": "money"}, {"max_steps": 0}):
+        with pytest.raises(ValueError) as want:
+            raw_env("classic", **kwargs)  # type: ignore[arg-type]
+        with pytest.raises(ValueError) as got:
+            vector_env("classic", num_envs=2, **kwargs)  # type: ignore[arg-type]
+        assert str(got.value) == str(want.value)
+    with pytest.raises(ValueError, match="num_envs"):
+        vector_env("classic", 2, 0)
+    with pytest.raises(ValueError, match="unknown variant"):
+        vector_env("uno-attack", 2, 1)
+    with pytest.raises(RuntimeError, match="reset"):
+        vector_env("classic", 2, 1).step(np.zeros(1, np.int64))
+
+
+@pytest.mark.parametrize("variant", uno_env.list_variants())
+def test_kernel_invariants(variant: str) -> None:
+    """Cards conserved, the player to act has a real choice, counts match the cards."""
+    v = vector_env(variant, 4, 32, max_steps=400)
+    v.reset(seed=9)
+    s, t = v._s, v._t
+    for step in range(300):
+        if step % 10 == 0:
+            for i in range(32):
+                pile = s.pile[i, :s.S[i, L.PILE_LEN]]
+                disc = s.disc[i, :s.S[i, L.DISC_LEN]]
+                held = np.flatnonzero(s.loc[i] >= 0)
+                cards = np.concatenate([pile, disc, held])
+                assert sorted(cards.tolist()) == list(range(t.nc))
+                faces = t.side_faces[s.S[i, L.SIDE]]
+                for q in range(4):
+                    mine = faces[np.flatnonzero(s.loc[i] == q)]
+                    assert np.array_equal(np.bincount(mine, minlength=t.nf), s.counts[i, q])
+                    assert s.hand_len[i, q] == len(mine)
+                assert s.legal[i].sum() >= 2  # single-action decisions are taken for the player
+        v.step(v.sample_actions())

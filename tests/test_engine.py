@@ -1,0 +1,105 @@
+"""The engine's own API: typed rule switches, clone(), the Hands helper, file sizes."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+from conftest import VARIANTS, maximal_options, player_counts
+
+import uno_env
+from uno_env.rules.hands import Hands
+from uno_env.rules.rules import Rules
+
+
+def test_rules_are_typed_frozen_and_strict() -> None:
+    g = uno_env.Game("classic", 2, stacking=True, uno_catch="decision")
+    r = g.rules
+    assert isinstance(r, Rules) and r.stacking is True and r.uno_catch == "decision"
+    assert r.catch_until_out and not r.voluntary_draw  # the classic defaults
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.stacking = False  # type: ignore[misc]
+    with pytest.raises(ValueError, match="'stackin' is not a rule"):
+        Rules.from_options({"stackin": True})
+    with pytest.raises(AttributeError):
+        _ = r.stackin  # type: ignore[attr-defined]
+    # a variant without an option plays with the Rules default
+    assert uno_env.Game("flip", 2).rules.stacking is False
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_clone_plays_on_identically_and_independently(variant: str) -> None:
+    opts = maximal_options(variant)
+    rng = random.Random(3)
+    for n in player_counts(variant, opts)[:2]:
+        state = uno_env.State(uno_env.Game(variant, n, **opts), seed=n)
+        for _ in range(150):
+            if state.is_over:
+                break
+            if rng.random() < 0.2:
+                copy = state.clone()
+                before = state.to_dict()
+                move = rng.choice(copy.legal)
+                copy.step(move)
+                assert state.to_dict() == before  # the original is untouched
+                state.step(move)
+                assert copy.to_dict() == state.to_dict()
+                assert copy.legal == state.legal and copy.rng.state == state.rng.state
+            else:
+                state.step(rng.choice(state.legal))
+
+
+def test_hands_keep_their_four_views_in_step() -> None:
+    faces_of = [0, 0, 1, 2, 2]
+    h = Hands(2, 3)
+    h.add(0, [0, 2, 1], faces_of)
+    assert h.held[0] == [[0, 1], [2], []] and list(h.counts[0]) == [2, 1, 0]
+    assert h.size == [3, 0] and h.present == [0b011, 0]
+    assert h.remove(0, 0) == 0 and h.remove(0, 1) == 2
+    assert h.held[0] == [[1], [], []] and h.present[0] == 0b001 and h.size[0] == 1
+    h.regroup(0, [1], [2, 2, 2, 2, 2])
+    assert h.held[0] == [[], [], [1]] and h.present[0] == 0b100 and h.size[0] == 1
+    c = h.copy()
+    c.add(1, [3], faces_of)
+    assert h.size == [1, 0] and c.size == [1, 1]
+
+
+def test_engine_files_stay_short() -> None:
+    root = Path(uno_env.__file__).resolve().parent
+    for path in [*(root / "rules").glob("*.py"), *(root / "variants").glob("*.py")]:
+        lines = path.read_text(encoding="utf-8").count("\n")
+        assert lines < 400, f"{path.name} has {lines} lines"
+
+
+def test_effects_dispatch_to_the_variant_handlers() -> None:
+    """A variant's own effects live in its file (Variant.effects) over the core's: here a
+    Classic whose Skip skips nobody, written in the test alone."""
+    from scenario_helpers import make_deck
+
+    from uno_env.cards import SKIP
+    from uno_env.rules.effects import CORE_EFFECTS, effect_table
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+    from uno_env.variants.flex import Flex, target_draw
+    from uno_env.variants.flip import Flip, flip_sides
+
+    def gentle_skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+        s.next_seat = (p + s.direction) % s.n
+        return False
+
+    class Gentle(Classic):
+        effects = {SKIP: gentle_skip}
+
+    from uno_env.rules.codes import E_FLIP, E_SKIP, E_TARGET_DRAW
+
+    assert effect_table(Flip())[E_FLIP] is flip_sides
+    assert effect_table(Flex())[E_TARGET_DRAW] is target_draw
+    assert effect_table(Gentle())[E_SKIP] is gentle_skip
+    assert effect_table(Classic())[E_SKIP] is CORE_EFFECTS[E_SKIP]
+    deck = make_deck("classic", 3, 0, hands={1: ["red-skip"]}, first="red-5")
+    for variant, nxt in ((Classic(), 0), (Gentle(), 2)):
+        s = uno_env.State(uno_env.Game(variant, 3, voluntary_draw=True), deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-skip"))
+        assert s.current == nxt

@@ -1,0 +1,116 @@
+"""Game ``i`` of a batch to a Python :class:`State` and back (snapshots, restores, tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from uno_env.batch import layout as L
+from uno_env.batch.layout import Batch
+from uno_env.batch.tables import Tables
+from uno_env.rules.codes import P_OVER
+from uno_env.rules.game import Game
+from uno_env.rules.rng import SplitMix64
+from uno_env.rules.state import State
+
+# Scalar fields that map one to one onto State attributes.
+_INT_FIELDS = {"current": L.CUR, "phase": L.PHASE, "direction": L.DIR,
+               "active_color": L.COLOR, "pending": L.PENDING, "drawn_card": L.DRAWN,
+               "passes": L.PASSES, "play_seat": L.PLAY_SEAT,
+               "challenge_seat": L.CHAL_SEAT, "target": L.TARGET, "stage": L.STAGE,
+               "next_seat": L.NEXT_SEAT, "dealer": L.DEALER, "side": L.SIDE,
+               "tick": L.TICK, "last_drawn": L.LAST_DRAWN}
+_BOOL_FIELDS = {"going_out": L.GOING_OUT, "honest": L.HONEST, "chal_ok": L.CHAL_OK,
+                "skip_victim": L.SKIP_VICTIM, "until_color": L.UNTIL_COLOR,
+                "flex_play": L.FLEX_PLAY, "bounce": L.BOUNCE}
+
+
+def round_results(s: Batch, t: Tables, i: int) -> list[dict[str, Any]]:
+    """The round results of game ``i`` as ``State.round_results`` holds them."""
+    k = int(s.S[i, L.NROUNDS])
+    if k > t.rounds_kept:
+        raise ValueError(f"game {i} has played {k} rounds; a vector env keeps the results of "
+                         f"the last {t.rounds_kept} only, so it cannot be snapshot")
+    return [{"winner": int(s.rr_winner[i, r]), "blocked": bool(s.rr_blocked[i, r]),
+             "points": [int(x) for x in s.rr_points[i, r]],
+             "hand_values": [int(x) for x in s.rr_values[i, r]]} for r in range(k)]
+
+
+def to_state(s: Batch, t: Tables, game: Game, i: int) -> State:
+    """A Python engine state equal to game ``i`` (play continues identically in both)."""
+    st = State.__new__(State)
+    st.game = game
+    st.n = n = t.n
+    S = s.S[i]
+    for name, k in _INT_FIELDS.items():
+        setattr(st, name, int(S[k]))
+    for name, k in _BOOL_FIELDS.items():
+        setattr(st, name, bool(S[k]))
+    st.rng = SplitMix64(int(s.rng[i]))
+    st.scores = [int(x) for x in s.scores[i]]
+    st.round_results = round_results(s, t, i)
+    st.faces_of = faces = game.side_faces[st.side]
+    st.draw_pile = [int(c) for c in s.pile[i, :S[L.PILE_LEN]]]
+    st.discard = [int(c) for c in s.disc[i, :S[L.DISC_LEN]]]
+    st.discard_counts = bytearray(s.disc_counts[i].tobytes())
+    st.acq = [int(x) for x in s.acq[i]]
+    st.known = bytearray(s.known[i].tobytes())
+    st.held = [[[] for _ in range(game.num_faces)] for _ in range(n)]
+    for c in sorted(np.nonzero(s.loc[i] >= 0)[0], key=st.acq.__getitem__):
+        st.held[int(s.loc[i, c])][faces[c]].append(int(c))
+    st.counts = [bytearray(s.counts[i, q].tobytes()) for q in range(n)]
+    st.hand_len = [int(x) for x in s.hand_len[i]]
+    st.present = [sum(1 << f for f in range(game.num_faces) if st.counts[q][f])
+                  for q in range(n)]
+    st.uno_called = [bool(x) for x in s.uno_called[i]]
+    st.power = [bool(x) for x in s.power[i]]
+    st.revealed = [None if s.revealed_from[i, q] < 0 else
+                   (int(s.revealed_from[i, q]), s.revealed[i, q].tobytes()) for q in range(n)]
+    st.legal = [int(a) for a in np.nonzero(s.legal[i])[0]]
+    st._bind()
+    return st
+
+
+def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
+    """Load a Python engine state into game ``i``."""
+    if st.phase == P_OVER:
+        raise ValueError("a finished game cannot be loaded into a vector env (its games "
+                         "reset automatically)")
+    if len(st.round_results) > t.rounds_kept:
+        raise ValueError(f"the snapshot has {len(st.round_results)} round results; a vector "
+                         f"env keeps {t.rounds_kept}")
+    S = s.S[i]
+    for name, k in {**_INT_FIELDS, **_BOOL_FIELDS}.items():
+        S[k] = int(getattr(st, name))
+    S[L.PILE_LEN] = len(st.draw_pile)
+    S[L.DISC_LEN] = len(st.discard)
+    S[L.NROUNDS] = len(st.round_results)
+    s.rng[i] = np.uint64(st.rng.state)
+    s.scores[i] = st.scores
+    for r, res in enumerate(st.round_results):
+        s.rr_winner[i, r] = res["winner"]
+        s.rr_blocked[i, r] = res["blocked"]
+        s.rr_points[i, r] = res["points"]
+        s.rr_values[i, r] = res["hand_values"]
+    s.pile[i, :len(st.draw_pile)] = st.draw_pile
+    s.disc[i, :len(st.discard)] = st.discard
+    s.disc_counts[i] = np.frombuffer(bytes(st.discard_counts), np.uint8)
+    s.loc[i] = -1
+    for q in range(t.n):
+        for cards in st.held[q]:
+            for c in cards:
+                s.loc[i, c] = q
+        s.counts[i, q] = np.frombuffer(bytes(st.counts[q]), np.uint8)
+        shown = st.revealed[q]
+        s.revealed_from[i, q] = -1 if shown is None else shown[0]
+        s.revealed[i, q] = 0 if shown is None else np.frombuffer(shown[1], np.uint8)
+    s.acq[i] = st.acq
+    s.known[i] = np.frombuffer(bytes(st.known), np.uint8)
+    s.hand_len[i] = st.hand_len
+    s.uno_called[i] = st.uno_called
+    s.power[i] = st.power
+    s.legal[i] = 0
+    s.legal[i, st.legal] = 1
+    S[L.NLEGAL] = len(st.legal)
+    S[L.ONE_LEGAL] = st.legal[-1] if st.legal else -1

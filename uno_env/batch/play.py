@@ -1,0 +1,415 @@
+"""Applying one decision and resolving the card played (C-, F-, X-, E-effects, G-uno,
+C-jump-in, E-reverse-back), mirroring ``State._apply``, ``_play``, ``_run`` and ``_effect``."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from uno_env.batch import layout as L
+from uno_env.batch import tables as T
+from uno_env.batch.deal import start_turn
+from uno_env.batch.layout import Batch
+from uno_env.batch.piles import draw, draw_until, flip, flip_powers
+from uno_env.batch.scoring import end_round
+from uno_env.batch.tables import Tables
+from uno_env.cards import WILD
+from uno_env.rules.codes import (
+    ACCEPT,
+    CATCH,
+    CHALLENGE,
+    COLOR,
+    DRAW,
+    E_ALL_DRAW,
+    E_ALL_FLIP,
+    E_DRAW,
+    E_FLIP,
+    E_NUMBER,
+    E_REVERSE,
+    E_REVERSE_SKIP,
+    E_SKIP,
+    E_SKIP_EVERYONE,
+    E_TARGET_DRAW,
+    E_WDC,
+    E_WILD,
+    E_WILD_DRAW,
+    P_CATCH,
+    P_CHALLENGE,
+    P_COLOR,
+    P_DRAWN,
+    P_JUMP_IN,
+    P_OVER,
+    P_PLAY,
+    P_REVERSE_BACK,
+    P_STACK,
+    P_TARGET,
+    PASS,
+    PLAY,
+    PLAY_FLEX,
+    PLAY_TWO,
+    ST_CATCH,
+    ST_EFFECT,
+    ST_NEXT,
+    ST_TARGET,
+    ST_WINDOW,
+    TARGET,
+    UNO,
+    UNO_AUTO,
+    UNO_OFF,
+)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def top_face(s: Batch, t: Tables, i: int) -> int:
+    return t.side_faces[s.S[i, L.SIDE], s.disc[i, s.S[i, L.DISC_LEN] - 1]]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _oldest(s: Batch, t: Tables, i: int, seat: int, f: int) -> int:
+    """The card of face ``f`` that ``seat`` has held longest."""
+    best = -1
+    cards = t.face_cards[s.S[i, L.SIDE], f]
+    for k in range(cards.shape[0]):
+        c = cards[k]
+        if c >= 0 and s.loc[i, c] == seat and (best < 0 or s.acq[i, c] < s.acq[i, best]):
+            best = c
+    return best
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _discard(s: Batch, t: Tables, i: int, seat: int, c: int, f: int) -> None:
+    s.loc[i, c] = -1
+    s.counts[i, seat, f] -= 1
+    s.disc[i, s.S[i, L.DISC_LEN]] = c
+    s.S[i, L.DISC_LEN] += 1
+    s.disc_counts[i, f] += 1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _is_honest(s: Batch, t: Tables, i: int, seat: int, prior: int) -> bool:
+    """G-wd-challenge (X-effects: another wild in hand also counts)."""
+    for f in range(t.nf):
+        col = t.ft[T.FT_FACE_COLOR, f]
+        if s.counts[i, seat, f] and (col == prior or (t.honest_wild and col == 4)):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
+         flex: bool) -> None:
+    """Put a card of face ``f`` on the discard pile (``card`` if given, else the one held
+    longest; two for a double play), then resolve it."""
+    S = s.S
+    if card >= 0:
+        S[i, L.DRAWN] = -1
+    else:
+        card = _oldest(s, t, i, p, f)
+    prior = S[i, L.COLOR]
+    _discard(s, t, i, p, card, f)
+    left = s.hand_len[i, p] - 1
+    if two:  # C-double-play: the second counts as played on the first
+        _discard(s, t, i, p, _oldest(s, t, i, p, f), f)
+        left -= 1
+    s.hand_len[i, p] = left
+    S[i, L.PASSES] = 0
+    S[i, L.PLAY_SEAT] = p
+    S[i, L.GOING_OUT] = left == 0
+    S[i, L.FLEX_PLAY] = flex
+    if flex:
+        wild = t.ft[T.FT_FLEX_WILD, f]
+        S[i, L.STAGE] = ST_TARGET if t.ft[T.FT_FLEX_EFFECT, f] == E_TARGET_DRAW else ST_CATCH
+        if s.power[i, p]:
+            flip_powers(s, t, i, p)  # X-power (i): turns red
+    else:
+        wild = t.ft[T.FT_FACE_WILD, f]
+        S[i, L.STAGE] = ST_CATCH
+        if t.ft[T.FT_POWER_FLIP, f]:  # X-power (ii): the flip symbol
+            flip_powers(s, t, i, p)
+    if t.ft[T.FT_FLEX_CHAL, f] if flex else t.ft[T.FT_FACE_CHAL, f]:
+        S[i, L.CHAL_SEAT] = p
+        S[i, L.HONEST] = _is_honest(s, t, i, p, prior)
+    if wild:
+        # G-wild-color; a last card's colour does not matter, except for a Wild Draw Colour
+        if left != 0 or (not flex and t.ft[T.FT_FACE_EFFECT, f] == E_WDC):
+            S[i, L.COLOR] = WILD  # none until chosen (never the previous one)
+            S[i, L.CUR] = p
+            S[i, L.PHASE] = P_COLOR
+            return
+    else:  # X-flex-play: the card then lies as its normal face, whose colour counts
+        S[i, L.COLOR] = t.ft[T.FT_FACE_COLOR, f]
+    run(s, t, i)
+
+
+@njit(cache=True, error_model="numpy")
+def run(s: Batch, t: Tables, i: int) -> None:
+    """Resolve the played card from the stage it stopped at until a decision is needed."""
+    S = s.S
+    n = t.n
+    st = S[i, L.STAGE]
+    if st == ST_TARGET:  # X-effects: the colour first, then the victim
+        if n == 2:
+            S[i, L.TARGET] = 1 - S[i, L.PLAY_SEAT]
+        else:
+            S[i, L.STAGE] = ST_CATCH
+            S[i, L.CUR] = S[i, L.PLAY_SEAT]
+            S[i, L.PHASE] = P_TARGET
+            return
+        st = ST_CATCH
+    if st == ST_CATCH:  # G-uno: after the card's own choices, before its effect
+        p = S[i, L.PLAY_SEAT]
+        if t.uno_mode != UNO_OFF and s.hand_len[i, p] == 1 and not s.uno_called[i, p]:
+            if t.uno_mode == UNO_AUTO:
+                draw(s, t, i, p, t.uno_penalty)
+            elif not t.catch_until_out and ask_catch(s, t, i, (p + S[i, L.DIR]) % n):
+                S[i, L.STAGE] = ST_EFFECT
+                return
+        st = ST_EFFECT
+    if st == ST_EFFECT:
+        S[i, L.STAGE] = ST_WINDOW
+        if effect(s, t, i):
+            return
+        st = ST_WINDOW
+    if st == ST_WINDOW:
+        if S[i, L.GOING_OUT]:  # G-win-round: after the last card's effect
+            S[i, L.STAGE] = ST_NEXT
+            end_round(s, t, i, S[i, L.PLAY_SEAT])
+            return
+        if t.jump_in and open_window(s, t, i, (S[i, L.PLAY_SEAT] + S[i, L.DIR]) % n):
+            S[i, L.STAGE] = ST_NEXT
+            return
+    S[i, L.STAGE] = ST_NEXT
+    start_turn(s, i, S[i, L.NEXT_SEAT])
+
+
+@njit(cache=True, error_model="numpy")
+def catch_victim(s: Batch, t: Tables, i: int) -> int:
+    """G-uno: the seat that ``catch`` would penalise now, -1 when none (State.catch_victim)."""
+    S = s.S
+    if S[i, L.PHASE] == P_CATCH:
+        return S[i, L.PLAY_SEAT]
+    if not t.catch_until_out or S[i, L.PHASE] == P_OVER:
+        return -1
+    p, n, d = S[i, L.CUR], t.n, S[i, L.DIR]
+    for k in range(1, n):
+        q = (p + k * d) % n
+        if s.hand_len[i, q] == 1 and not s.uno_called[i, q]:
+            return q
+    return -1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def ask_catch(s: Batch, t: Tables, i: int, seat: int) -> bool:
+    if seat == s.S[i, L.PLAY_SEAT]:
+        return False
+    s.S[i, L.CUR] = seat
+    s.S[i, L.PHASE] = P_CATCH
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def open_window(s: Batch, t: Tables, i: int, seat: int) -> bool:
+    """C-jump-in: ask, from ``seat`` on, the next player holding the top card's twin."""
+    f = top_face(s, t, i)
+    if t.ft[T.FT_FACE_WILD, f]:
+        return False
+    p = s.S[i, L.PLAY_SEAT]
+    d = s.S[i, L.DIR]
+    while seat != p:
+        if s.counts[i, seat, f]:
+            s.S[i, L.CUR] = seat
+            s.S[i, L.PHASE] = P_JUMP_IN
+            return True
+        seat = (seat + d) % t.n
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _holds_reverse(s: Batch, t: Tables, i: int, seat: int, color: int) -> bool:
+    if color >= 4:
+        return False
+    r = t.reverse_face[s.S[i, L.SIDE], color]
+    return r >= 0 and s.counts[i, seat, r] > 0
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _ask(s: Batch, i: int, seat: int, phase: int) -> bool:
+    s.S[i, L.CUR] = seat
+    s.S[i, L.PHASE] = phase
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def take_draw(s: Batch, t: Tables, i: int, seat: int, extra: int) -> None:
+    """The pending draw lands on ``seat`` (plus ``extra``: a failed challenge)."""
+    S = s.S
+    if S[i, L.UNTIL_COLOR]:
+        draw_until(s, t, i, seat, S[i, L.COLOR])
+        S[i, L.UNTIL_COLOR] = 0
+    else:
+        draw(s, t, i, seat, S[i, L.PENDING])
+    S[i, L.PENDING] = 0
+    if extra:
+        draw(s, t, i, seat, extra)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def effect(s: Batch, t: Tables, i: int) -> bool:
+    """The effect of the card just played; True when someone must decide first."""
+    S = s.S
+    p = S[i, L.PLAY_SEAT]
+    f = top_face(s, t, i)
+    if S[i, L.FLEX_PLAY]:
+        e, dr = t.ft[T.FT_FLEX_EFFECT, f], t.ft[T.FT_FLEX_DRAW, f]
+    else:
+        e, dr = t.ft[T.FT_FACE_EFFECT, f], t.ft[T.FT_FACE_DRAW, f]
+    n = t.n
+    d = S[i, L.DIR]
+    last = S[i, L.GOING_OUT]
+    if e in (E_NUMBER, E_WILD):
+        S[i, L.NEXT_SEAT] = (p + d) % n
+    elif e == E_SKIP:
+        v = (p + d) % n
+        if t.reverse_back and not last and _holds_reverse(s, t, i, v, t.ft[T.FT_FACE_COLOR, f]):
+            return _ask(s, i, v, P_REVERSE_BACK)
+        S[i, L.NEXT_SEAT] = (p + 2 * d) % n
+    elif e == E_REVERSE:
+        d = -d
+        S[i, L.DIR] = d
+        if S[i, L.BOUNCE]:  # E-reverse-back: the effect goes back to whoever played it
+            S[i, L.BOUNCE] = 0
+            v = (p + d) % n
+            if not last and _holds_reverse(s, t, i, v, t.ft[T.FT_FACE_COLOR, f]):
+                return _ask(s, i, v, P_REVERSE_BACK)
+            take_draw(s, t, i, v, 0)
+            S[i, L.NEXT_SEAT] = (v + d) % n
+        else:  # G-two-players: Reverse acts as Skip
+            S[i, L.NEXT_SEAT] = p if n == 2 else (p + d) % n
+    elif e in (E_DRAW, E_WILD_DRAW, E_WDC):
+        v = (p + d) % n
+        S[i, L.SKIP_VICTIM] = 1
+        if e == E_WDC:
+            S[i, L.UNTIL_COLOR] = 1
+        else:
+            S[i, L.PENDING] += dr
+        if not last:
+            chal = t.ft[T.FT_FACE_CHAL, f]
+            if chal or (t.stacking and e != E_WDC):
+                S[i, L.CHAL_OK] = chal
+                return _ask(s, i, v, P_STACK if e == E_DRAW else P_CHALLENGE)
+            color = t.ft[T.FT_FACE_COLOR, f]
+            if e == E_DRAW and t.reverse_back and _holds_reverse(s, t, i, v, color):
+                return _ask(s, i, v, P_REVERSE_BACK)
+        take_draw(s, t, i, v, 0)
+        S[i, L.NEXT_SEAT] = (v + d) % n
+    elif e == E_SKIP_EVERYONE:  # the same player plays again
+        S[i, L.NEXT_SEAT] = p
+    elif e == E_FLIP:
+        flip(s, t, i)
+        S[i, L.NEXT_SEAT] = (p + d) % n
+        top = top_face(s, t, i)
+        S[i, L.COLOR] = t.ft[T.FT_FACE_COLOR, top]  # a wild: none until it is named
+        if t.ft[T.FT_FACE_WILD, top] and not last:  # F-flip: the player of the Flip names it
+            return _ask(s, i, p, P_COLOR)
+    elif e == E_REVERSE_SKIP:
+        d = -d
+        S[i, L.DIR] = d
+        S[i, L.NEXT_SEAT] = (p + 2 * d) % n
+    elif e == E_ALL_DRAW:
+        for k in range(1, n):
+            draw(s, t, i, (p + k * d) % n, dr)
+        S[i, L.NEXT_SEAT] = (p + d) % n
+    elif e == E_TARGET_DRAW:
+        v = S[i, L.TARGET]
+        S[i, L.PENDING] += dr
+        S[i, L.SKIP_VICTIM] = 0
+        S[i, L.NEXT_SEAT] = (p + d) % n
+        if not last and t.ft[T.FT_FLEX_CHAL, f]:
+            S[i, L.CHAL_OK] = 1
+            return _ask(s, i, v, P_CHALLENGE)
+        take_draw(s, t, i, v, 0)
+    elif e == E_ALL_FLIP:  # X-power (iii)
+        flip_powers(s, t, i, -1)
+        S[i, L.NEXT_SEAT] = (p + d) % n
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _after_victim(s: Batch, t: Tables, i: int, victim: int) -> int:
+    """Whose turn follows a victim who took the draw (X: targeted draws skip nobody)."""
+    if s.S[i, L.SKIP_VICTIM]:
+        return (victim + s.S[i, L.DIR]) % t.n
+    return (s.S[i, L.PLAY_SEAT] + s.S[i, L.DIR]) % t.n
+
+
+@njit(cache=True, error_model="numpy")
+def apply(s: Batch, t: Tables, i: int, a: int) -> None:
+    """One decision of the current player (already known to be legal)."""
+    S = s.S
+    kind = t.ft[T.FT_ACT_TYPE, a]
+    p = S[i, L.CUR]
+    ph = S[i, L.PHASE]
+    n = t.n
+    drawn = S[i, L.DRAWN] if ph == P_DRAWN else -1
+    if kind == PLAY:  # "play <face f>" is action f
+        S[i, L.BOUNCE] = ph == P_REVERSE_BACK
+        play(s, t, i, p, a, drawn, False, False)
+    elif kind == DRAW:
+        if draw(s, t, i, p, 1):
+            S[i, L.PASSES] = 0
+            S[i, L.DRAWN] = S[i, L.LAST_DRAWN]
+            S[i, L.PHASE] = P_DRAWN
+        else:  # G-reshuffle / G-blocked: nothing to draw, the turn ends
+            S[i, L.PASSES] += 1
+            if S[i, L.PASSES] >= n:
+                end_round(s, t, i, -1)
+            else:
+                start_turn(s, i, (p + S[i, L.DIR]) % n)
+    elif kind == PASS:
+        if ph == P_DRAWN:  # G-draw-then-play: keep the drawn card
+            start_turn(s, i, (p + S[i, L.DIR]) % n)
+        elif ph == P_CATCH:
+            if not ask_catch(s, t, i, (p + S[i, L.DIR]) % n):
+                run(s, t, i)
+        elif not open_window(s, t, i, (p + S[i, L.DIR]) % n):  # P_JUMP_IN
+            run(s, t, i)
+    elif kind == COLOR:
+        S[i, L.COLOR] = t.ft[T.FT_ACT_ARG, a]
+        run(s, t, i)
+    elif kind == ACCEPT:
+        take_draw(s, t, i, p, 0)
+        S[i, L.NEXT_SEAT] = _after_victim(s, t, i, p)
+        S[i, L.STAGE] = ST_WINDOW
+        run(s, t, i)
+    elif kind == CHALLENGE:
+        q = S[i, L.CHAL_SEAT]
+        s.revealed[i, p, :] = s.counts[i, q, :]  # G-wd-challenge: shown to p only
+        s.revealed_from[i, p] = q
+        if S[i, L.HONEST]:
+            take_draw(s, t, i, p, 2)
+            S[i, L.NEXT_SEAT] = _after_victim(s, t, i, p)
+        else:
+            take_draw(s, t, i, q, 0)
+            S[i, L.NEXT_SEAT] = p if S[i, L.SKIP_VICTIM] else (
+                S[i, L.PLAY_SEAT] + S[i, L.DIR]) % n
+        S[i, L.STAGE] = ST_WINDOW
+        run(s, t, i)
+    elif kind == TARGET:  # X-effects: k seats after the player in the current direction
+        S[i, L.TARGET] = (p + t.ft[T.FT_ACT_ARG, a] * S[i, L.DIR]) % n
+        run(s, t, i)
+    elif kind == PLAY_FLEX:
+        S[i, L.BOUNCE] = 0
+        play(s, t, i, p, t.ft[T.FT_ACT_ARG, a], drawn, False, True)
+    elif kind == UNO:
+        s.uno_called[i, p] = 1
+    elif kind == CATCH:
+        if ph == P_CATCH:
+            draw(s, t, i, S[i, L.PLAY_SEAT], t.uno_penalty)
+            run(s, t, i)
+        else:  # catch_window="until-out": then the same decision goes on
+            draw(s, t, i, catch_victim(s, t, i), t.uno_penalty)
+    elif kind == PLAY_TWO:
+        S[i, L.BOUNCE] = 0
+        play(s, t, i, p, t.ft[T.FT_ACT_ARG, a], -1, True, False)
+
+
+__all__ = ["P_PLAY", "apply", "top_face"]

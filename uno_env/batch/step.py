@@ -1,0 +1,141 @@
+"""The batch kernels: reset, check and step every game, auto-resetting finished ones."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from uno_env.batch import layout as L
+from uno_env.batch.borrow import borrow_batch, borrow_tables
+from uno_env.batch.deal import deal
+from uno_env.batch.layout import Batch
+from uno_env.batch.legal import settle
+from uno_env.batch.observation import write_obs
+from uno_env.batch.play import apply
+from uno_env.batch.rng import below, next_u64
+from uno_env.batch.scoring import pay_episode
+from uno_env.batch.tables import Tables
+from uno_env.rules.codes import P_OVER
+
+
+@njit(cache=True, error_model="numpy")
+def new_game(s: Batch, t: Tables, i: int) -> None:
+    """raw_env.reset() without a seed: the next game seed from the env seeder."""
+    s.rng[i] = next_u64(s.seeder, i)
+    s.scores[i, :] = 0
+    s.S[i, L.NROUNDS] = 0
+    s.S[i, L.NSTEPS] = 0
+    s.rew[i, :] = 0.0
+    s.cum[i, :] = 0.0
+    deal(s, t, i, below(s.rng, i, t.n))  # G-dealer: drawn from the seed
+    settle(s, t, i)
+
+
+@njit(cache=True, error_model="numpy")
+def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
+             cur: np.ndarray, with_obs: bool) -> None:
+    p = s.S[i, L.CUR]
+    cur[i] = p
+    mask[i, :] = s.legal[i, :]
+    if with_obs:
+        write_obs(s, t, i, p, obs[i])
+
+
+@njit(cache=True, error_model="numpy")
+def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np.ndarray,
+                 with_obs: bool) -> None:
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    for i in range(s.S.shape[0]):
+        new_game(s, t, i)
+        _outputs(s, t, i, obs, mask, cur, with_obs)
+
+
+@njit(cache=True, error_model="numpy")
+def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
+    """The first game whose action is not legal, or -1: checked before any game moves."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= t.na or not s.legal[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
+    """One decision in game ``i``; 1 terminated, 2 truncated, 0 neither (raw_env.step)."""
+    S = s.S
+    s.rew[i, :] = 0.0
+    s.cum[i, S[i, L.CUR]] = 0.0
+    apply(s, t, i, a)
+    settle(s, t, i)
+    S[i, L.NSTEPS] += 1
+    if S[i, L.PHASE] == P_OVER:
+        pay_episode(s, t, i)
+        done = 1
+    elif t.max_steps and S[i, L.NSTEPS] == t.max_steps:
+        done = 2
+    else:
+        done = 0
+    for q in range(t.n):
+        s.cum[i, q] += s.rew[i, q]
+    return done
+
+
+@njit(cache=True, error_model="numpy")
+def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                cur: np.ndarray, rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
+                final_obs: np.ndarray, with_obs: bool, autoreset: bool) -> int:
+    """Step every game; a finished game is reset at once (same-step autoreset; without
+    ``autoreset`` it stays over) after its final observation (of the seat that acted) went
+    to ``final_obs``. Returns how many games finished."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    finished = 0
+    for i in range(s.S.shape[0]):
+        actor = s.S[i, L.CUR]
+        done = step_one(s, t, i, actions[i])
+        for q in range(t.n):
+            rewards[i, q] = s.rew[i, q]
+        term[i] = done == 1
+        trunc[i] = done == 2
+        if done:
+            finished += 1
+            if with_obs:
+                write_obs(s, t, i, actor, final_obs[i])
+            if autoreset:
+                new_game(s, t, i)
+        _outputs(s, t, i, obs, mask, cur, with_obs)
+    return finished
+
+
+@njit(cache=True, error_model="numpy")
+def outputs_kernel(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
+                   cur: np.ndarray, with_obs: bool) -> None:
+    """Rewrite game ``i``'s rows of the output buffers (after a restore)."""
+    _outputs(borrow_batch(s), borrow_tables(t), i, obs, mask, cur, with_obs)
+
+
+@njit(cache=True, error_model="numpy")
+def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
+    """The observation of any seat of game ``i``."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    write_obs(s, t, i, seat, out)
+
+
+@njit(cache=True, error_model="numpy")
+def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
+    """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
+    s = borrow_batch(s)
+    t = borrow_tables(t)
+    for i in range(s.S.shape[0]):
+        k = below(rng, 0, s.S[i, L.NLEGAL])
+        for a in range(t.na):
+            if s.legal[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1

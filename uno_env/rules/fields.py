@@ -1,0 +1,105 @@
+"""The fields of a play-out, grouped by concern (the engine's classes share them).
+
+:class:`StateFields` declares every attribute a :class:`~uno_env.rules.state.State` holds,
+in groups; the snapshot (``rules/snapshot.py``) is generated from the declared field list
+there. Hot-path data are plain ints, lists and bytearrays.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from uno_env.variants.base import EffectFn, PlaysFn
+
+if TYPE_CHECKING:
+    from uno_env.rules.game import Game
+    from uno_env.rules.hands import Hands
+    from uno_env.rules.rng import SplitMix64
+
+
+class StateFields:
+    # --- configuration (never changes) ----------------------------------------------------
+    game: Game
+    n: int
+    rng: SplitMix64  # every shuffle and the dealer come from it
+    legal: list[int]  # the actions `current` may take now
+    # --- piles (G-deal, G-reshuffle, F-flip) ------------------------------------------------
+    side: int  # Flip: 0 light, 1 dark
+    faces_of: list[int]  # card -> its face on the active side
+    draw_pile: list[int]  # top of the pile is the end of the list
+    discard: list[int]
+    discard_counts: bytearray
+    # --- hands (Hands keeps held/counts/hand_len/present in step) ---------------------------
+    book: Hands
+    held: list[list[list[int]]]
+    counts: list[bytearray]
+    hand_len: list[int]
+    present: list[int]
+    uno_called: list[bool]  # G-uno: stands until the hand grows
+    revealed: list[tuple[int, bytes] | None]  # G-wd-challenge: (seat, face counts) shown
+    power: list[bool]  # X-power: green Power Cards
+    known: bytearray  # F-visibility: the holder has seen the card's hidden face
+    acq: list[int]  # when each card was taken (F-which-card order)
+    tick: int
+    # --- turn --------------------------------------------------------------------------------
+    dealer: int
+    direction: int
+    current: int
+    phase: int
+    active_color: int  # WILD while a colour is being chosen
+    drawn_card: int
+    last_drawn: int
+    passes: int  # G-blocked: turns in a row without a play or a draw
+    # --- the play being resolved (G-uno order: choices, catch, effect, window) ------------
+    stage: int
+    next_seat: int
+    play_seat: int
+    going_out: bool
+    pending: int  # cards the victim will draw
+    honest: bool  # G-wd-challenge
+    challenge_seat: int
+    chal_ok: bool
+    skip_victim: bool  # False: X-effects targeted draws skip nobody
+    until_color: bool  # F-effects: Wild Draw Colour pending
+    flex_play: bool
+    bounce: bool  # E-reverse-back: the Reverse being played answers an effect
+    target: int
+    # --- match -------------------------------------------------------------------------------
+    scores: list[int]
+    round_results: list[dict[str, Any]]
+    # --- per-game constants read on the hot path (see _bind) ------------------------------
+    _types: list[int]
+    _match_bits: list[list[int]]
+    _uno_on: bool
+    _draw_action: int
+    _jump_in: bool
+    _has_flex: bool
+    _plain: bool
+    _uno_action: int
+    _vol_draw: bool
+    _catch_any: bool
+    _catch_action: int
+    _effects: list[EffectFn]  # handler per effect code (rules/effects.py)
+    _more_plays: PlaysFn | None  # the variant's own plays (Variant.more_plays)
+
+    def _bind(self) -> None:
+        """Per-game constants read on the hot path, held as plain attributes."""
+        g = self.game
+        self._types = g.actions.types
+        self._match_bits = g.match_bits
+        self._uno_on = g.rules.uno_on
+        self._draw_action = g.actions.draw
+        self._jump_in = g.jump_in
+        self._has_flex = g.has_flex
+        self._plain = not g.has_flex and not g.double_play
+        self._uno_action = g.actions.uno
+        self._vol_draw = g.voluntary_draw
+        self._catch_any = g.catch_until_out
+        self._catch_action = g.actions.catch
+        self._more_plays = g.variant.plays_hook()
+
+    def _use_hands(self, book: Hands) -> None:
+        """Hold ``book`` and its lists as plain attributes (they are never rebound)."""
+        self.book = book
+        self.held, self.counts = book.held, book.counts
+        self.hand_len, self.present = book.size, book.present
