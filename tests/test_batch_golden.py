@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from golden_io import golden_files, load, observation_digest, snapshot_digest
 
-from tests.golden_io import golden_files, load, observation_digest, snapshot_digest
 from uno_env import vector_env
 
 

@@ -11,6 +11,7 @@ from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
 from uno_env.rules.codes import P_OVER
 from uno_env.rules.game import Game
+from uno_env.rules.hands import Hands
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import State
 
@@ -56,13 +57,9 @@ def to_state(s: Batch, t: Tables, game: Game, i: int) -> State:
     st.discard_counts = bytearray(s.disc_counts[i].tobytes())
     st.acq = [int(x) for x in s.acq[i]]
     st.known = bytearray(s.known[i].tobytes())
-    st.held = [[[] for _ in range(game.num_faces)] for _ in range(n)]
-    for c in sorted(np.nonzero(s.loc[i] >= 0)[0], key=st.acq.__getitem__):
-        st.held[int(s.loc[i, c])][faces[c]].append(int(c))
-    st.counts = [bytearray(s.counts[i, q].tobytes()) for q in range(n)]
-    st.hand_len = [int(x) for x in s.hand_len[i]]
-    st.present = [sum(1 << f for f in range(game.num_faces) if st.counts[q][f])
-                  for q in range(n)]
+    st._use_hands(Hands(n, game.num_faces))
+    for c in sorted(np.nonzero(s.loc[i] >= 0)[0], key=st.acq.__getitem__):  # oldest first
+        st.book.add_one(int(s.loc[i, c]), int(c), faces[c])
     st.uno_called = [bool(x) for x in s.uno_called[i]]
     st.power = [bool(x) for x in s.power[i]]
     st.revealed = [None if s.revealed_from[i, q] < 0 else
