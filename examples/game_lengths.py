@@ -4,7 +4,7 @@ Plays random and rule agents in every variant at 2, 4 and the most players, with
 default rules and with every house rule on, one round and one whole match per episode, and
 prints the longest episode and the 99.9th percentile per configuration. Usage::
 
-    python examples/game_lengths.py [--rounds 300] [--matches 20]
+    python examples/game_lengths.py [--rounds 300] [--matches 20] [--variant classic]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from uno_env.agents import RandomAgent, RuleAgent
 from uno_env.variants import find_variant
 
 HOUSE = {"classic": {"stacking": True, "double_play": True, "jump_in": True,
-                     "uno_catch": "decision"},
+                     "uno_catch": "decision", "voluntary_draw": True},
          "express": {"uno_catch": "decision", "wd_challenge": True},
          "flip": {"uno_catch": "decision"}, "flex": {"uno_catch": "decision"}}
 
@@ -47,9 +47,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=300)
     p.add_argument("--matches", type=int, default=20)
+    p.add_argument("--variant", action="append", help="only these variants (repeatable)")
     args = p.parse_args()
     worst = 0
-    for variant in list_variants():
+    for variant in args.variant or list_variants():
         top = find_variant(variant).player_range({})[1]
         for n in sorted({2, 4, top}):
             for rules in ("default", "house"):

@@ -129,3 +129,21 @@ def test_flat_mode_spaces_and_errors() -> None:
     assert space.shape == (e.layout.size,) and np.isfinite(space.high).all()
     with pytest.raises(ValueError, match="obs_type"):
         uno_env.raw_env("classic", 2, obs_type="box")
+
+
+def test_api_test_in_flat_mode_warns_nothing() -> None:
+    """The README's claim: api_test's two warnings are about the dict observation only."""
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api_test(uno_env.env("flip", 3, obs_type="flat", max_steps=300), num_cycles=100)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(uno_env.env("flip", 3, max_steps=300), num_cycles=20)
+    known = ("Observation is not a NumPy array",
+             "Observation space for each agent probably should be")
+    texts = {str(w.message) for w in caught}
+    assert texts and all(t.startswith(known) for t in texts), texts

@@ -222,3 +222,20 @@ def test_gymnasium_and_sb3_check_env_pass(variant: str, num_players: int) -> Non
         check_env(env.unwrapped, skip_render_check=True)
         sb3_check_env(env.unwrapped, warn=True)
     check_env(gymnasium.make(uno_env.GYM_ID, variant=variant, render_mode="ansi").unwrapped)
+
+
+def test_import_uno_env_loads_neither_agents_nor_training() -> None:
+    """Layers (issue 11): the gym id is registered by a string entry point."""
+    import subprocess
+    import sys
+
+    code = ("import sys, gymnasium, uno_env; "
+            "assert 'uno_env/UNO-v0' in gymnasium.registry; "
+            "print(sorted(set(sys.modules) & {'uno_env.agents', 'uno_env.training', "
+            "'uno_env.tournament', 'torch', 'ray', 'tianshou'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+    for code in ("import uno_env, gymnasium; gymnasium.make(uno_env.GYM_ID)",
+                 "import gymnasium; gymnasium.make('uno_env:uno_env/UNO-v0')"):
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

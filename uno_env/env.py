@@ -8,23 +8,30 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout, StateLayout
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import P_OVER, PHASES, State
+from uno_env.wrappers import (
+    AssertOutOfBoundsWrapper,
+    OrderEnforcingWrapper,
+    TerminateIllegalWrapper,
+)
 
 REWARDS = ("win_loss", "points")
 OBS_TYPES = ("dict", "flat")
+MASK_CACHE_SIZE = 4096  # distinct sets of legal actions kept (per env)
 # Every episode ends: after this many decisions (every seat's, forced ones included) it is
-# truncated with reward 0. Normal play never comes near it: the longest of thousands of
-# measured episodes (random and rule agents, every variant, rounds and whole matches,
-# `examples/game_lengths.py`) took about 51,000 decisions. A legal policy can loop forever
-# (2-player Flip with an empty draw pile: draw, play the drawn Reverse, ...); this bounds it.
+# truncated with reward 0. A legal policy can loop forever (2-player Flip with an empty draw
+# pile: draw, play the drawn Reverse, draw the other Reverse, ...). Normal play stays far
+# below: the longest measured episode (`examples/game_lengths.py`: random and rule agents,
+# every variant, 2/4/most players, default and house rules, rounds and whole matches) took
+# 102,107 decisions, a 2-player Flip match of random agents (150 such matches: mean 38,009,
+# sd 18,949); the longest single round 34,281 (random), the longest rule-agent match 974.
 # `max_steps=None` means this limit too; the batch engine mirrors it.
-DEFAULT_MAX_STEPS = 200_000
+DEFAULT_MAX_STEPS = 500_000
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -79,9 +86,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                                                 dtype=np.float32)
         self._seeder: SplitMix64 | None = None
         self._game: State | None = None
-        self._zero_mask = np.zeros(n_act, dtype=np.int8)
-        self._zero_mask.flags.writeable = False  # shared by every info of a seat not to act
+        # read-only, shared by the info of every agent not to act
+        self._zero_mask = np.frombuffer(bytes(n_act), dtype=np.int8)
         self._masked: str | None = None  # the agent whose info holds a live mask
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._num_actions = n_act
         self._live = False
         self._paid_rounds = 0
@@ -146,24 +154,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _refresh_mask(self) -> None:
         """``infos[agent]["action_mask"]``: the legal actions of the agent to act, zeros for
         every other agent (the same values as the observation's mask)."""
-        old = self._masked
         infos = self.infos
+        old = self._masked
         if old is not None and old in infos:
             infos[old]["action_mask"] = self._zero_mask
         self._masked = None
         g = self._game
         if self._live and g is not None:
-            mb = bytearray(self._num_actions)
-            for a in g.legal:
-                mb[a] = 1
             agent = self.agent_selection
             info = infos.get(agent)
             if info is None:
                 info = infos[agent] = {}
-            mask = np.frombuffer(mb, dtype=np.int8)
-            mask.flags.writeable = False  # observe() hands out copies
-            info["action_mask"] = mask
+            info["action_mask"] = self._mask_of(g.legal)
             self._masked = agent
+
+    def _mask_of(self, legal: list[int]) -> np.ndarray:
+        """The int8 mask of ``legal``, read-only and shared: the same few sets of legal
+        actions recur all game, so masks are cached (observe() hands out copies)."""
+        key = tuple(legal)
+        mask = self._mask_cache.get(key)
+        if mask is None:
+            if len(self._mask_cache) >= MASK_CACHE_SIZE:
+                self._mask_cache.clear()
+            mb = bytearray(self._num_actions)
+            for a in legal:
+                mb[a] = 1
+            mask = self._mask_cache[key] = np.frombuffer(bytes(mb), dtype=np.int8)
+        return mask
 
     def end_by_illegal_move(self) -> None:
         """Called by :class:`TerminateIllegalWrapper` once it has ended the game: no agent
@@ -202,13 +219,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self.terminations[a] = True
             self.agent_selection = self.agents[(self.possible_agents.index(agent) + 1)
                                                % len(self.agents)]
-        else:
-            if self.num_steps == self.max_steps:
-                self._live = False
-                for a in self.agents:
-                    self.truncations[a] = True
+            self._refresh_mask()
+        elif self.num_steps == self.max_steps:
+            self._live = False
+            for a in self.agents:
+                self.truncations[a] = True
             self.agent_selection = self.possible_agents[g.current]
-        self._refresh_mask()
+            self._refresh_mask()
+        else:  # the hot path: _refresh_mask inlined (the previous holder's info exists)
+            sel = self.agent_selection = self.possible_agents[g.current]
+            infos = self.infos
+            if sel != self._masked:
+                infos[self._masked]["action_mask"] = self._zero_mask  # type: ignore[index]
+                self._masked = sel
+            mask = self._mask_cache.get(tuple(g.legal))
+            infos[sel]["action_mask"] = self._mask_of(g.legal) if mask is None else mask
         if self._rewards_dirty:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -318,131 +343,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     @property
     def phase(self) -> str:
         return PHASES[self.engine.phase]
-
-
-class _Forward:
-    """Direct forwarding of the attributes read every step.
-
-    PettingZoo's ``BaseWrapper.__getattr__`` resolves them through every wrapper layer on
-    each access, which costs more than the game itself; these properties read the bare env
-    directly. Behaviour is otherwise the wrapper's own.
-    """
-
-    _raw: raw_env
-
-    @property
-    def agent_selection(self) -> Any:
-        return self._raw.agent_selection
-
-    @property
-    def agents(self) -> Any:
-        return self._raw.agents
-
-    @property
-    def rewards(self) -> Any:
-        return self._raw.rewards
-
-    @property
-    def terminations(self) -> Any:
-        return self._raw.terminations
-
-    @property
-    def truncations(self) -> Any:
-        return self._raw.truncations
-
-    @property
-    def infos(self) -> Any:
-        return self._raw.infos
-
-    @property
-    def _cumulative_rewards(self) -> Any:
-        return self._raw._cumulative_rewards
-
-    @property
-    def possible_agents(self) -> Any:
-        return self._raw.possible_agents
-
-
-class TerminateIllegalWrapper(_Forward, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper; legal moves take a short path, illegal ones are
-    handed to PettingZoo's own code (the offender gets ``illegal_reward``, the game ends)."""
-
-    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env, illegal_reward)
-
-    def observe(self, agent: str) -> Any:
-        obs = self.env.observe(agent)
-        raw = self._raw
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
-        return obs
-
-    def step(self, action: Any) -> None:
-        raw = self._raw
-        agent = raw.agent_selection
-        if self._prev_obs is None:
-            self.observe(agent)
-        obs = self._prev_obs
-        mask = obs["action_mask"] if isinstance(obs, dict) else self._prev_info["action_mask"]
-        dead = raw.terminations[agent] or raw.truncations[agent]
-        if not dead and not self._terminated and mask[action]:
-            self._prev_obs = None
-            self._prev_info = None  # type: ignore[assignment]
-            self.env.step(action)
-        else:
-            ended = self._terminated
-            super().step(action)
-            if self._terminated and not ended:
-                raw.end_by_illegal_move()
-
-
-class AssertOutOfBoundsWrapper(_Forward, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper; plain in-range ints skip the space lookup."""
-
-    def __init__(self, env: AECEnv) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env)
-        self._n = self._raw.game.num_actions
-
-    def step(self, action: Any) -> None:
-        if type(action) is int and 0 <= action < self._n:
-            self.env.step(action)
-        else:
-            super().step(action)
-
-
-class OrderEnforcingWrapper(_Forward, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper (same errors before reset), fast attribute access."""
-
-    def __init__(self, env: AECEnv) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env)
-
-    def _checked(self, name: str) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    agent_selection = property(lambda self: self._checked("agent_selection"))
-    agents = property(lambda self: self._checked("agents"))
-    rewards = property(lambda self: self._checked("rewards"))
-    terminations = property(lambda self: self._checked("terminations"))
-    truncations = property(lambda self: self._checked("truncations"))
-    infos = property(lambda self: self._checked("infos"))
-
-    def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
-
-    def observe(self, agent: str) -> Any:
-        if self._has_reset:
-            return self.env.observe(agent)
-        return super().observe(agent)
 
 
 def env(variant: str = "classic", num_players: int = 2, render_mode: str | None = None,

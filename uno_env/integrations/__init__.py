@@ -1,0 +1,14 @@
+"""Adapters for RL libraries whose conventions differ from PettingZoo's.
+
+- :mod:`uno_env.integrations.rllib`: ``RLlibUnoEnv``, an RLlib ``MultiAgentEnv`` whose
+  observations carry the keys RLlib's action-masking module reads (``"observations"``,
+  ``"action_mask"``). Needs ``ray[rllib]``.
+- :mod:`uno_env.integrations.tianshou`: ``CreditedPettingZooEnv``, Tianshou's
+  ``PettingZooEnv`` with every agent's final reward on a transition of its own (Tianshou
+  otherwise books a loss on the winner's transition). Needs ``tianshou``.
+
+Importing this package imports no RL library.
+
+Gymnasium, Stable-Baselines3, SuperSuit and CleanRL-style loops need no adapter:
+see the README's "Using uno-env with ..." and ``examples/``.
+"""
