@@ -101,7 +101,7 @@ class PolicyNet(nn.Module):
         x = obs * self.obs_scale
         h = self.trunk(x)
         logits = self.policy_head(h)
-        logits = torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+        logits = logits.masked_fill(~mask.bool(), MASKED_LOGIT)
         if self.value_trunk is None:
             return logits, self.value_head(h).squeeze(-1)
         if extra is None:
@@ -133,7 +133,7 @@ def policy_payload(net: PolicyNet, key: dict[str, Any], extra: dict[str, Any] | 
         **key,
         "hidden": list(net.hidden),
         "critic_extra": net.critic_extra,
-        "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "model": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "info": dict(extra or {}),
     }
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,13 @@ class PPOAgent:
         """Reseed the sampling (only used with ``greedy=False``)."""
         self._rng = np.random.default_rng(seed)
 
+    def get_state(self) -> dict[str, Any]:
+        """The sampling RNG's state (plain data: a trainer's checkpoint stores it)."""
+        return dict(self._rng.bit_generator.state)
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self._rng.bit_generator.state = state
+
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's probability of each action (zero where the mask is zero)."""
         with torch.no_grad():
@@ -73,6 +81,11 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
     argmax.
     """
     greedy = bool(options.pop("greedy", True))
+    named = shipped_name(spec_rest)
+    if named and named[1] != num_players and not Path(spec_rest).is_file():
+        raise ValueError(f"ppo:{spec_rest} is the {named[1]}-player {named[0]} agent; this "
+                         f"table has {num_players} players (load it with num_players="
+                         f"{named[1]}, or use ppo:{named[0]} for the table's player count)")
     path = checkpoint_path(spec_rest, num_players)
     net, payload = load_policy(path)
     want = config_key(variant, num_players, options)
@@ -119,21 +132,31 @@ def trained_options(spec_rest: str, num_players: int = 2) -> dict[str, Any]:
     return trained_rules(payload)
 
 
+def shipped_name(spec_rest: str) -> tuple[str, int] | None:
+    """``"classic-4p"`` -> ``("classic", 4)``: the shipped checkpoint of a player count;
+    ``None`` for any other spec."""
+    m = re.fullmatch(r"([a-z]+)-(\d+)p", spec_rest)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
 def checkpoint_path(spec_rest: str, num_players: int = 2) -> Path:
-    """The file ``ppo:<spec_rest>`` names: a path, or the checkpoint shipped for a variant."""
+    """The file ``ppo:<spec_rest>`` names: a path, the checkpoint shipped for a variant at
+    ``num_players``, or ``<variant>-<N>p`` (the one shipped for N players)."""
     path = Path(spec_rest)
     if not path.is_file():
         from uno_env import list_variants
 
-        if spec_rest in list_variants():
-            path = shipped_checkpoint(spec_rest, num_players)
+        named = shipped_name(spec_rest)
+        variant, players = named if named else (spec_rest, num_players)
+        if variant in list_variants():
+            path = shipped_checkpoint(variant, players)
             if not path.is_file():
                 have = sorted(p.name for p in CHECKPOINT_DIR.glob("*.pt"))
                 raise FileNotFoundError(
-                    f"no checkpoint is shipped for {spec_rest} with {num_players} players "
+                    f"no checkpoint is shipped for {variant} with {players} players "
                     f"(looked for {path}); shipped: {', '.join(have) or 'none'}")
         else:
             raise FileNotFoundError(
-                f"ppo:{spec_rest} is neither a checkpoint file nor a variant name; variants: "
-                f"{', '.join(list_variants())}")
+                f"ppo:{spec_rest} is neither a checkpoint file nor a variant name (or "
+                f"<variant>-<N>p); variants: {', '.join(list_variants())}")
     return path

@@ -26,3 +26,10 @@ class RandomAgent:
 
     def reset(self) -> None:
         pass
+
+    def get_state(self) -> tuple[object, ...]:
+        """The RNG's state (plain data: a trainer's checkpoint stores it)."""
+        return self._rng.getstate()
+
+    def set_state(self, state: tuple[object, ...]) -> None:
+        self._rng.setstate(tuple(state))

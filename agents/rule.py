@@ -165,6 +165,16 @@ class RuleAgent:
         self._prev_discard: np.ndarray | None = None
         self._prev_color: int | None = None
 
+    def get_state(self) -> dict[str, Any]:
+        """The memory of the game in progress (plain data: a trainer's checkpoint stores it)."""
+        d = self._prev_discard
+        return {"prev_color": self._prev_color, "prev_discard": None if d is None else d.tolist()}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        d = state["prev_discard"]
+        self._prev_color = state["prev_color"]
+        self._prev_discard = None if d is None else np.array(d, dtype=np.float32)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask).tolist()
         if not legal:

@@ -143,3 +143,23 @@ def test_kernel_invariants(variant: str) -> None:
                     assert s.hand_len[i, q] == len(mine)
                 assert s.legal[i].sum() >= 2  # single-action decisions are taken for the player
         v.step(v.sample_actions())
+
+
+def test_verify_command_reports_zero_differences(capsys: pytest.CaptureFixture[str]) -> None:
+    from uno_env.cli import main
+
+    assert main(["verify", "--decisions", "300", "--variant", "express"]) == 0
+    out = capsys.readouterr().out
+    assert "express:" in out and "0 differences" in out
+
+
+def test_observe_any_seat_matches_raw_env() -> None:
+    v = vector_env("flip", 3, 2)
+    v.reset(seed=21)
+    _play(v, 15)
+    r = raw_env("flip", 3)
+    r.restore(v.snapshot(1))
+    for seat in range(3):
+        assert np.array_equal(v.observe(1, seat), r.observe(f"player_{seat}")["observation"])
+    with pytest.raises(ValueError, match="seat"):
+        v.observe(1, 3)

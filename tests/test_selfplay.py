@@ -121,10 +121,10 @@ def test_resume_continues_from_checkpoint(tmp_path: Path) -> None:
 
 
 def test_every_seat_gets_its_terminal_reward(tmp_path: Path) -> None:
-    """Self-play only: each finished game pays +1 to one seat's last decision and -1 to the
+    """The Python-engine rollout, self-play only: each finished game pays +1 to one seat's last decision and -1 to the
     other's (the loser's -1 arrives on the winner's move), and GAE uses them."""
     t = SelfPlayTrainer(tiny(tmp_path, opponents={"self": 1}, num_envs=3, max_steps=2000,
-                             rollout_ticks=300))
+                             rollout_ticks=300, engine="python"))
     with torch.no_grad():  # no voluntary draws: games of tens of decisions, not thousands
         t.net.policy_head.bias[uno_env.Game("classic", 2).actions.draw] = -30.0
     t.rollout.start()

@@ -37,12 +37,16 @@ def _run(agents: list[str], games: int = 2, **kw: Any) -> list[dict[str, Any]]:
 
 
 def _agent_processes() -> list[str]:
-    """Command lines of running faulty/example agents (none may outlive a tournament)."""
+    """Command lines of running faulty/example agents started from this checkout (none may
+    outlive a tournament; other checkouts' test runs on the same machine are not ours)."""
     out = []
+    here = str(Path.cwd().resolve())
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
                 cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                if os.readlink(d / "cwd") != here:
+                    continue
             except OSError:
                 continue
             if "faulty_agent.py" in cmd or "examples/agents/random_agent" in cmd:

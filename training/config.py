@@ -138,7 +138,14 @@ class SelfPlayConfig(TrainerConfig):
     TRAINER: ClassVar[str] = "selfplay"
 
     trainer: str = "selfplay"
-    num_envs: int = 64  # games played side by side
+    # "batch": games on the compiled batch engine (uno_env.vector_env); "python": raw_env
+    # games, one Python call per decision (the trainer before the batch engine; slower)
+    engine: str = "batch"
+    num_envs: int = 64  # games played side by side (per worker)
+    workers: int = 1  # rollout workers (batch engine), each with num_envs games
+    ray: bool = False  # run the workers as Ray actors (see uno_env.training.selfplay.workers)
+    ray_address: str | None = None  # ray.init address: null starts a local cluster
+    device: str = "cpu"  # cpu | cuda | cuda:N | auto (cuda when available); the learner's
     rollout_ticks: int = 128  # decisions per game between two updates
     total_steps: int = 2_000_000  # recorded learner decisions
     max_steps: int = 2000  # decisions per game before truncation
@@ -196,6 +203,12 @@ class SelfPlayConfig(TrainerConfig):
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ValueError(f"hidden must list positive layer widths, got {self.hidden}")
         one_of(self, "critic", ("obs", "state"))
+        one_of(self, "engine", ("batch", "python"))
+        positive(self, "workers")
+        if self.engine == "python" and (self.workers > 1 or self.ray):
+            raise ValueError("workers > 1 and ray need engine: batch")
+        if not (self.device in ("cpu", "cuda", "auto") or self.device.startswith("cuda:")):
+            raise ValueError(f"device={self.device!r}; allowed: cpu, cuda, cuda:N, auto")
         one_of(self, "lr_schedule", SCHEDULES)
         one_of(self, "ent_schedule", SCHEDULES)
         bad = sorted(set(self.opponents) - set(OPPONENT_KINDS))

@@ -2,7 +2,11 @@
 
 How a run goes (``train(config)``; keys and defaults in :class:`SelfPlayConfig`):
 
-* ``num_envs`` games (``uno_env.raw_env``) run side by side. Each game, at its start, gets
+* ``num_envs`` games per rollout worker run side by side: on the batch engine
+  (``engine: batch``, the default: :mod:`uno_env.training.selfplay.vector_rollout` on
+  ``uno_env.vector_env``; ``workers`` of them, in-process or as Ray actors,
+  :mod:`uno_env.training.selfplay.workers`) or as ``raw_env`` games (``engine: python``,
+  :mod:`uno_env.training.selfplay.rollout`). Each game, at its start, gets
   one *learner* seat at random; every other seat is drawn from the opponent pool
   (``opponents``: ``self`` is the learning policy again, ``rule`` / ``random`` the agents of
   :mod:`agents`, ``frozen`` a past version of the policy, kept every ``pool_interval``
@@ -28,8 +32,9 @@ How a run goes (``train(config)``; keys and defaults in :class:`SelfPlayConfig`)
 
 Steps are counted in recorded learner decisions. Runs are exactly reproducible on CPU from
 ``seed``. ``resume`` (a checkpoint path, or ``auto`` for ``output_dir/checkpoint_last.pt``)
-restores weights, optimiser, opponent pool, counters and random states; games in flight at
-the checkpoint are not stored, so a resumed run deals fresh games (reproducibly).
+restores weights, optimiser, opponent pool, counters and random states, and on the batch
+engine the games in flight, the agents' memories and the pending decisions too: a resumed
+run continues exactly as if it had not stopped (``engine: python`` deals fresh games).
 
 Files in ``output_dir``: ``checkpoint_last.pt`` (everything), ``final.pt`` (policy only,
 small: what ``agents.load("ppo:PATH")`` reads), ``curve.json`` (evaluation win rates over

@@ -100,3 +100,61 @@ def evaluate_policy(net: PolicyNet, opponent: str, games: int, variant: str = "c
     return {"opponent": opponent, "games": games, "wins": wins, "truncated": truncated,
             "win_rate": wins / games if games else 0.0, "ci_low": lo, "ci_high": hi,
             "seed": seed}
+
+
+def evaluate_policy_batch(net: PolicyNet, opponent: str, games: int, variant: str = "classic",
+                          num_players: int = 2, options: dict[str, Any] | None = None,
+                          max_steps: int | None = 2000, seed: int = 0, num_envs: int = 64,
+                          greedy: bool = True) -> dict[str, Any]:
+    """:func:`evaluate_policy` on the batch engine: ``k`` slots play ``ceil(games / k)``
+    games each (so long games count as often as short ones), slot ``i`` dealt from
+    ``seed + i`` and continuing its seeder, the policy in seat ``(i + g) % num_players`` of
+    the slot's ``g``-th game. Reports the games actually played (``>= games``)."""
+    from uno_env import agents
+    from uno_env.batch.vector import VectorEnv
+
+    opts = dict(options or {})
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    quota = -(-games // max(1, num_envs))
+    k = -(-games // quota)
+    n = num_players
+    env = VectorEnv(variant, n, k, max_steps=max_steps, **opts)
+    opp = [[agents.load(opponent, variant=variant, num_players=n, seed=slot_seed(seed, i, s),
+                        **opts) for s in range(n)] for i in range(k)]
+    rng = np.random.default_rng(seed)
+    dev = next(net.parameters()).device
+    played = np.zeros(k, dtype=np.int64)
+    seat = np.arange(k) % n
+    ret = np.zeros(k)
+    wins = truncated = 0
+    acts = np.zeros(k, dtype=np.int64)
+    was_training = net.training
+    net.eval()
+    obs, info = env.reset(seed=seed)
+    while (played < quota).any():
+        mask, cur = info["action_mask"], info["current_player"]
+        mine = np.flatnonzero(cur == seat)
+        for i in np.flatnonzero(cur != seat).tolist():
+            acts[i] = opp[i][cur[i]].act(obs[i], mask[i])
+        if len(mine):
+            with torch.inference_mode():
+                logits, _ = net(torch.from_numpy(obs[mine]).to(dev),
+                                torch.from_numpy(mask[mine]).to(dev))
+            acts[mine] = sample_actions(logits.cpu().numpy(), rng, greedy)[0]
+        obs, rew, term, trunc, info = env.step(acts)
+        ret += rew[np.arange(k), seat]
+        for i in np.flatnonzero(term | trunc).tolist():
+            if played[i] < quota:
+                wins += int(ret[i] > 0)
+                truncated += int(trunc[i])
+            played[i] += 1
+            ret[i] = 0.0
+            seat[i] = (i + played[i]) % n
+            for a in opp[i]:
+                a.reset()
+    net.train(was_training)
+    total = k * quota
+    lo, hi = wilson_counts(wins, total)
+    return {"opponent": opponent, "games": total, "wins": wins, "truncated": truncated,
+            "win_rate": wins / total, "ci_low": lo, "ci_high": hi, "seed": seed}

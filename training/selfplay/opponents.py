@@ -41,6 +41,18 @@ class AgentCache:
             self.cache[key] = agent
         return agent
 
+    def for_seat(self, kind: int, slot: int, seat: int, teaching: bool) -> Any:
+        """A new game's agent for a seat, reset: its ``rule`` / ``random`` opponent, a learner
+        seat's teacher while kickstarting (``teaching``), else ``None``."""
+        agent = None
+        if kind in (RULE, RANDOM):
+            agent = self.get(KIND_NAMES[kind], slot, seat)
+        elif kind == LEARNER and teaching and self.cfg.teacher:
+            agent = self.get(self.cfg.teacher, slot, seat, role="teacher")
+        if agent is not None:
+            agent.reset()
+        return agent
+
 
 class OpponentPool:
     """The opponent mix of ``cfg.opponents`` and the frozen versions (update numbers, oldest
@@ -83,10 +95,11 @@ class OpponentPool:
             labels.append(name)
         return learner, kinds, versions, "+".join(sorted(set(labels)))
 
-    def frozen_net(self, state_dict: dict[str, torch.Tensor]) -> PolicyNet:
+    def frozen_net(self, state_dict: dict[str, torch.Tensor],
+                   device: torch.device | str = "cpu") -> PolicyNet:
         net = PolicyNet(*self.net_args, critic_extra=self.critic_extra)
         net.load_state_dict(state_dict)
-        net.eval()
+        net.to(device).eval()
         for p in net.parameters():
             p.requires_grad_(False)
         return net
@@ -94,7 +107,13 @@ class OpponentPool:
     def snapshot(self, net: PolicyNet, version: int, in_use: set[int]) -> None:
         """Freeze ``net`` as ``version``; drop the oldest beyond ``pool_size`` once no game
         still seats them (``in_use``)."""
-        self.frozen[version] = self.frozen_net(copy.deepcopy(net.state_dict()))
+        self.add(version, copy.deepcopy(net.state_dict()), in_use,
+                 next(net.parameters()).device)
+
+    def add(self, version: int, state_dict: dict[str, torch.Tensor], in_use: set[int],
+            device: torch.device | str = "cpu") -> None:
+        """Freeze the weights ``state_dict`` as ``version`` (see :meth:`snapshot`)."""
+        self.frozen[version] = self.frozen_net(state_dict, device)
         self.versions.append(version)
         while len(self.versions) > self.cfg.pool_size:
             self.versions.pop(0)
@@ -103,12 +122,28 @@ class OpponentPool:
             del self.frozen[old]
 
     def state(self) -> list[list[Any]]:
-        """The pool for a checkpoint: ``[version, state_dict]`` pairs."""
-        return [[v, {k: t.clone() for k, t in self.frozen[v].state_dict().items()}]
-                for v in self.versions]
+        """The pool for a checkpoint: ``[version, state_dict, in_pool]``, the versions of the
+        pool (oldest first) and then those that only games in flight still seat."""
+        order = self.versions + sorted(set(self.frozen) - set(self.versions))
+        return [[v, {k: t.detach().cpu().clone()
+                     for k, t in self.frozen[v].state_dict().items()}, v in self.versions]
+                for v in order]
 
-    def load(self, state: list[list[Any]]) -> None:
+    def load(self, state: list[list[Any]], device: torch.device | str = "cpu") -> None:
         self.versions, self.frozen = [], {}
-        for v, sd in state:
-            self.frozen[int(v)] = self.frozen_net(sd)
-            self.versions.append(int(v))
+        for v, sd, *in_pool in state:
+            self.frozen[int(v)] = self.frozen_net(sd, device)
+            if not in_pool or in_pool[0]:
+                self.versions.append(int(v))
+
+
+def agent_state(agent: Any) -> Any:
+    """What an opponent or teacher remembers (its game memory, its random state), as plain
+    data for a checkpoint; ``None`` for an agent that offers no ``get_state()``."""
+    get = getattr(agent, "get_state", None)
+    return None if get is None else get()
+
+
+def set_agent_state(agent: Any, state: Any) -> None:
+    if state is not None:
+        agent.set_state(state)

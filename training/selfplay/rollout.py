@@ -1,12 +1,9 @@
 """Rollouts of self-play PPO: ``num_envs`` games side by side, one decision per game per tick,
 learner decisions batched through the policy and recorded in per-seat chains.
 
-Each recorded seat has its own trajectory: its decisions in order, with every reward the game
-pays that seat (the terminal +1/-1 included, even when another seat ended the game) added to
-the seat's latest decision. A seat's last decision in a rollout, whose successor is not known
-yet, is *pending*: it serves as the bootstrap value of its predecessor and is moved to the
-front of the buffer (:meth:`Rollout.carry_over`) to be trained in the next rollout, with the
-log-probability it was sampled with.
+This is the ``engine: python`` rollout (``raw_env`` games, one Python call per decision);
+the default is :mod:`uno_env.training.selfplay.vector_rollout` on the batch engine. Both fill a
+:class:`uno_env.training.selfplay.buffer.DecisionBuffer` (per-seat chains, GAE, carry-over).
 """
 
 from __future__ import annotations
@@ -19,12 +16,10 @@ import torch
 from uno_env import raw_env
 from uno_env.agents.policy import PolicyNet
 from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.buffer import DecisionBuffer
 from uno_env.training.selfplay.opponents import (
     FROZEN,
-    KIND_NAMES,
     LEARNER,
-    RANDOM,
-    RULE,
     AgentCache,
     OpponentPool,
 )
@@ -53,19 +48,22 @@ def make_env(cfg: SelfPlayConfig) -> raw_env:
     return raw_env(cfg.variant, cfg.num_players, max_steps=cfg.max_steps, **cfg.options)
 
 
-class Rollout:
-    """The games in flight and the buffer of recorded learner decisions."""
+class Rollout(DecisionBuffer):
+    """The games in flight (``raw_env``, the Python engine) and the buffer of recorded
+    learner decisions."""
 
     def __init__(self, cfg: SelfPlayConfig, pool: OpponentPool, agents: AgentCache,
                  rngs: dict[str, np.random.Generator], critic_extra: int) -> None:
+        probe = make_env(cfg)
+        super().__init__(cfg.num_envs, cfg.num_players, cfg.rollout_ticks, probe.layout.size,
+                         probe.game.num_actions, critic_extra)
         self.cfg = cfg
         self.pool = pool
         self.agents = agents
         self.rng_env, self.rng_seat, self.rng_act = rngs["env"], rngs["seat"], rngs["act"]
         self.n = n = cfg.num_players
         k = cfg.num_envs
-        self.envs = [make_env(cfg) for _ in range(k)]
-        probe = self.envs[0]
+        self.envs = [probe] + [make_env(cfg) for _ in range(k - 1)]
         self.names = list(probe.possible_agents)
         self.obs_dim = probe.layout.size
         self.num_actions = probe.game.num_actions
@@ -79,22 +77,6 @@ class Rollout:
         self.primary = [0] * k  # the learner seat whose result is reported
         self.label = [""] * k  # the opponents of the game ("frozen+rule")
         self.ep_return = [[0.0] * n for _ in range(k)]
-        self.last_idx = [[-1] * n for _ in range(k)]  # each seat's latest decision
-        # The buffer: a rollout's decisions plus the pending ones carried over.
-        cap = k * (cfg.rollout_ticks + n)
-        self.cap = cap
-        self.b_obs = np.zeros((cap, self.obs_dim), dtype=np.float32)
-        self.b_mask = np.zeros((cap, self.num_actions), dtype=np.bool_)
-        self.b_act = np.zeros(cap, dtype=np.int64)
-        self.b_logp = np.zeros(cap, dtype=np.float32)
-        self.b_val = np.zeros(cap, dtype=np.float32)
-        self.b_rew = np.zeros(cap, dtype=np.float32)
-        self.b_done = np.zeros(cap, dtype=np.bool_)
-        self.b_next = np.full(cap, -1, dtype=np.int64)
-        self.b_teacher = np.full(cap, -1, dtype=np.int64)  # teacher's action, -1: none
-        self.b_extra = np.zeros((cap, critic_extra), dtype=np.float32)
-        self.size = 0
-
     def start(self) -> None:
         """Deal a fresh game in every slot (at the start of a run or a resume)."""
         for i, e in enumerate(self.envs):
@@ -114,14 +96,8 @@ class Rollout:
             kind = kinds[s]
             self.kind[i][s] = kind
             self.frozen_ver[i][s] = versions[s]
-            agent = None
-            if kind in (RULE, RANDOM):
-                agent = self.agents.get(KIND_NAMES[kind], i, s)
-                agent.reset()
-            elif kind == LEARNER and self.teacher_coef > 0 and self.cfg.teacher:
-                agent = self.agents.get(self.cfg.teacher, i, s, role="teacher")
-                agent.reset()
-            self.seat_agent[i][s] = agent  # a learner seat's agent is its teacher
+            # a learner seat's agent is its teacher
+            self.seat_agent[i][s] = self.agents.for_seat(kind, i, s, self.teacher_coef > 0)
         self.label[i] = label
         self.ep_return[i] = [0.0] * n
 
@@ -239,42 +215,3 @@ class Rollout:
                     self.deal_seats(i)
         return {"games": finished, "results": results, "lengths": lengths,
                 "truncated": truncated}
-
-    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """GAE along each seat's chain; returns (trainable indices, advantages, returns)."""
-        size = self.size
-        pending = {j for row in self.last_idx for j in row if j >= 0}
-        val = self.b_val[:size].tolist()
-        rew = self.b_rew[:size].tolist()
-        done = self.b_done[:size].tolist()
-        nxt = self.b_next[:size].tolist()
-        adv = [0.0] * size
-        for j in range(size - 1, -1, -1):
-            if j in pending:
-                continue
-            if done[j]:
-                adv[j] = rew[j] - val[j]
-            else:
-                m = nxt[j]
-                tail = 0.0 if m in pending else adv[m]
-                adv[j] = rew[j] + gamma * val[m] - val[j] + gamma * lam * tail
-        train = np.array([j for j in range(size) if j not in pending], dtype=np.int64)
-        a = np.asarray(adv, dtype=np.float32)[train]
-        return train, a, a + self.b_val[train]
-
-    def carry_over(self) -> None:
-        """Move each seat's pending (last) decision to the front of the buffer."""
-        j = 0
-        for i in range(self.cfg.num_envs):
-            for s in range(self.n):
-                src = self.last_idx[i][s]
-                if src < 0:
-                    continue
-                for b in (self.b_obs, self.b_mask, self.b_act, self.b_logp, self.b_val,
-                          self.b_rew, self.b_teacher, self.b_extra):
-                    b[j] = b[src]
-                self.b_done[j] = False
-                self.b_next[j] = -1
-                self.last_idx[i][s] = j
-                j += 1
-        self.size = j

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from uno_env import ObservationLayout
 from uno_env.agents.policy import (
@@ -26,9 +26,28 @@ from uno_env.agents.policy import (
 )
 from uno_env.seeding import streams
 from uno_env.training.config import SelfPlayConfig
-from uno_env.training.selfplay.evaluation import evaluate_policy
+from uno_env.training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
 from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
+from uno_env.training.selfplay.ppo import ppo_update
 from uno_env.training.selfplay.rollout import Rollout, make_env
+from uno_env.training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
+
+
+def resolve_device(name: str) -> torch.device:
+    """The learner's device: ``cpu``, ``cuda``/``cuda:N`` (an error naming what is there when
+    CUDA is not), or ``auto`` (the first GPU when there is one, else the CPU)."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device={name!r} but torch {torch.__version__} sees no CUDA GPU "
+                             f"(torch.cuda.is_available() is False); use device=cpu or auto")
+        dev = torch.device(name)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"device={name!r} but there are {torch.cuda.device_count()} "
+                             f"CUDA device(s)")
+        return dev
+    return torch.device(name)
 
 
 def linear(start: float, end: float, frac: float) -> float:
@@ -62,9 +81,11 @@ class SelfPlayTrainer:
         self.rng_shuffle = np.random.default_rng(s_shuffle)
         self.agent_seed = int(s_agents.generate_state(1)[0])
         torch.manual_seed(cfg.seed)
+        self.device = resolve_device(cfg.device)
         self.net = PolicyNet(self.obs_dim, self.num_actions, cfg.hidden,
                              observation_scale(self.layout, cfg.obs_cap),
-                             critic_extra=self.critic_extra, extra_scale=self.extra_scale)
+                             critic_extra=self.critic_extra, extra_scale=self.extra_scale
+                             ).to(self.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
         self.pool = OpponentPool(cfg, (self.obs_dim, self.num_actions, cfg.hidden),
                                  self.critic_extra)
@@ -77,9 +98,21 @@ class SelfPlayTrainer:
         self.writer: Any = None
         self.last_stats: dict[str, float] = {}
         self.teacher_coef = cfg.teacher_coef if cfg.teacher else 0.0
-        self.rollout = Rollout(cfg, self.pool, self.agents,
-                               {"env": self.rng_env, "seat": self.rng_seat,
-                                "act": self.rng_act}, self.critic_extra)
+        # engine: python -> one Rollout of raw_env games, with the trainer's pool and agents;
+        # engine: batch -> workers, each with its own games, pool copy and streams
+        self.workers: LocalWorkers | None = None
+        self.rollout: Any = None
+        if cfg.engine == "python":
+            if self.device.type != "cpu":
+                raise ValueError("engine: python runs on the CPU only; use engine: batch")
+            self.rollout = Rollout(cfg, self.pool, self.agents,
+                                   {"env": self.rng_env, "seat": self.rng_seat,
+                                    "act": self.rng_act}, self.critic_extra)
+        else:
+            self.workers = make_workers(cfg, str(self.device))
+            if not cfg.ray:
+                self.rollout = self.workers.items[0]
+        self._worker_states: list[dict[str, Any]] | None = None
 
     # --- checkpoints ----------------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
@@ -97,6 +130,7 @@ class SelfPlayTrainer:
                     "torch": torch.get_rng_state()},
             "curve": self.curve,
             "config": dataclasses.asdict(self.cfg),
+            "workers": [] if self.workers is None else self.workers.states(),
         }
 
     def _info(self) -> dict[str, Any]:
@@ -137,75 +171,27 @@ class SelfPlayTrainer:
         self.rng_shuffle.bit_generator.state = r["shuffle"]
         torch.set_rng_state(r["torch"])
         self.curve = list(ck["curve"])
+        states = ck.get("workers") or None
+        if self.workers is not None and states is not None and len(states) != self.cfg.workers:
+            raise ValueError(f"checkpoint {str(path)!r} has {len(states)} rollout worker(s), "
+                             f"the config asks for workers={self.cfg.workers}")
+        self._worker_states = states
 
     # --- update ---------------------------------------------------------------------------
-    def _update(self, train: np.ndarray, adv: np.ndarray, ret: np.ndarray,
-                ent_coef: float, teacher_coef: float) -> dict[str, float]:
-        cfg = self.cfg
-        obs = torch.from_numpy(self.rollout.b_obs[train])
-        mask = torch.from_numpy(self.rollout.b_mask[train])
-        act = torch.from_numpy(self.rollout.b_act[train])
-        old_logp = torch.from_numpy(self.rollout.b_logp[train])
-        t_adv = torch.from_numpy(adv)
-        t_ret = torch.from_numpy(ret)
-        teacher = torch.from_numpy(self.rollout.b_teacher[train])
-        extra = torch.from_numpy(self.rollout.b_extra[train]) if self.critic_extra else None
-        count = len(train)
-        n_mb = max(1, round(count / cfg.minibatch_size))
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
-                 "clip_frac": 0.0, "teacher_loss": 0.0, "teacher_agree": 0.0}
-        batches = 0
-        self.net.train()
-        for _ in range(cfg.epochs):
-            perm = self.rng_shuffle.permutation(count)
-            for mb_np in np.array_split(perm, n_mb):
-                mb = torch.from_numpy(mb_np)
-                logits, value = self.net(obs[mb], mask[mb],
-                                         None if extra is None else extra[mb])
-                logp_all = torch.log_softmax(logits, dim=-1)
-                logp = logp_all.gather(1, act[mb][:, None])[:, 0]
-                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
-                a = t_adv[mb]
-                if len(mb) > 1:
-                    a = (a - a.mean()) / (a.std() + 1e-8)
-                log_ratio = logp - old_logp[mb]
-                ratio = log_ratio.exp()
-                pg = -torch.min(ratio * a,
-                                ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
-                v_loss = 0.5 * (value - t_ret[mb]).pow(2).mean()
-                loss = pg + cfg.vf_coef * v_loss - ent_coef * entropy
-                t_mb = teacher[mb]
-                taught = t_mb >= 0
-                if teacher_coef > 0 and bool(taught.any()):
-                    t_logp = logp_all[taught].gather(1, t_mb[taught][:, None])[:, 0]
-                    t_loss = -t_logp.mean()
-                    loss = loss + teacher_coef * t_loss
-                    with torch.no_grad():
-                        stats["teacher_loss"] += float(t_loss)
-                        stats["teacher_agree"] += float(
-                            (logits[taught].argmax(-1) == t_mb[taught]).float().mean())
-                self.opt.zero_grad(set_to_none=True)
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                self.opt.step()
-                with torch.no_grad():
-                    stats["policy_loss"] += float(pg)
-                    stats["value_loss"] += float(v_loss)
-                    stats["entropy"] += float(entropy)
-                    stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
-                    stats["clip_frac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
-                batches += 1
-        self.net.eval()
-        return {k: v / batches for k, v in stats.items()}
+    def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
+                ) -> dict[str, float]:
+        return ppo_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle, ent_coef,
+                          teacher_coef, self.device, self.critic_extra > 0)
 
     # --- evaluation -----------------------------------------------------------------------
     def evaluate(self, opponent: str, games: int, seed: int = 12345) -> dict[str, Any]:
         """Greedy policy vs ``opponent`` (an ``agents.load`` spec) over ``games`` games."""
         cfg = self.cfg
-        return evaluate_policy(self.net, opponent, games, variant=cfg.variant,
-                               num_players=cfg.num_players, options=cfg.options,
-                               max_steps=cfg.max_steps, seed=seed,
-                               num_envs=min(cfg.num_envs, max(games, 1)))
+        run = evaluate_policy if cfg.engine == "python" else evaluate_policy_batch
+        return run(self.net, opponent, games, variant=cfg.variant,
+                   num_players=cfg.num_players, options=cfg.options,
+                   max_steps=cfg.max_steps, seed=seed,
+                   num_envs=min(cfg.num_envs, max(games, 1)))
 
     def _evaluate_all(self) -> None:
         cfg = self.cfg
@@ -225,14 +211,82 @@ class SelfPlayTrainer:
         if self.writer is not None:
             self.writer.add_scalar(tag, value, self.steps)
 
+    def iteration(self) -> tuple[dict[str, Any], dict[str, float]]:
+        """One rollout and one PPO update, with the schedules, counters and pool snapshots;
+        returns the rollout's info and the update's statistics."""
+        cfg = self.cfg
+        frac = self.steps / cfg.total_steps
+        lr = linear(cfg.lr, cfg.lr_final, frac) if cfg.lr_schedule == "linear" else cfg.lr
+        ent = (linear(cfg.ent_coef, cfg.ent_coef_final, frac)
+               if cfg.ent_schedule == "linear" else cfg.ent_coef)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        self.teacher_coef = (
+            linear(cfg.teacher_coef, cfg.teacher_coef_final,
+                   self.steps / cfg.teacher_steps) if cfg.teacher else 0.0)
+        t0 = time.perf_counter()
+        batch, info = self._collect()
+        new_steps = info["new_steps"]
+        t1 = time.perf_counter()
+        stats = self._update(batch, ent, self.teacher_coef)
+        t2 = time.perf_counter()
+        self.steps += new_steps
+        self.updates += 1
+        self.games += info["games"]
+        stats.update(lr=lr, ent_coef=ent, teacher_coef=self.teacher_coef,
+                     batch=float(len(batch["act"])),
+                     collect_s=t1 - t0, update_s=t2 - t1,
+                     steps_per_s=new_steps / max(t2 - t0, 1e-9))
+        if info["lengths"]:
+            stats["game_length"] = float(np.mean(info["lengths"]))
+            stats["truncated"] = info["truncated"] / len(info["lengths"])
+        if self.updates % cfg.pool_interval == 0:
+            if self.workers is not None:  # the trainer's pool: the versions, for the record
+                self.workers.add_frozen(self.updates, cpu_state(self.net))
+                self.pool.snapshot(self.net, self.updates, set())
+            else:
+                self.pool.snapshot(self.net, self.updates, self.rollout.in_use())
+        return info, stats
+
+    def begin(self) -> None:
+        """Deal the first games, or restore those in flight at the resumed checkpoint."""
+        if self.workers is not None:
+            if self._worker_states is not None:
+                self.workers.load_states(self._worker_states)
+                self._worker_states = None
+            else:
+                self.workers.start(self.teacher_coef)
+        else:
+            self.rollout.teacher_coef = self.teacher_coef
+            self.rollout.start()
+
     # --- main loop ------------------------------------------------------------------------
+    def _collect(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """One rollout: the trainable decisions (with advantages) and the games' results."""
+        cfg = self.cfg
+        if self.workers is not None:
+            self.workers.set_weights(cpu_state(self.net))
+            return merge(self.workers.run(self.teacher_coef))
+        ro = self.rollout
+        before = ro.size
+        ro.teacher_coef = self.teacher_coef
+        info = ro.collect(self.net)
+        info["new_steps"] = ro.size - before
+        batch = ro.batch(cfg.gamma, cfg.gae_lambda)
+        ro.carry_over()
+        return batch, info
+
     def run(self) -> dict[str, Any]:
         cfg = self.cfg
         prev_threads = torch.get_num_threads()
         prev_det = torch.are_deterministic_algorithms_enabled()
         torch.set_num_threads(cfg.threads)
         if cfg.deterministic:
-            torch.use_deterministic_algorithms(True)
+            # exact on the CPU; on a GPU, ops without a deterministic kernel only warn
+            gpu = self.device.type == "cuda"
+            if gpu:  # read when cuBLAS starts: before the first matrix product
+                os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+            torch.use_deterministic_algorithms(True, warn_only=gpu)
         try:
             return self._run()
         finally:
@@ -241,6 +295,8 @@ class SelfPlayTrainer:
             if self.writer is not None:
                 self.writer.close()
                 self.writer = None
+            if self.workers is not None:
+                self.workers.close()
 
     def _resume_path(self) -> Path | None:
         r = self.cfg.resume
@@ -271,8 +327,7 @@ class SelfPlayTrainer:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(str(self.out / "tb"), purge_step=self.steps or None)
-        self.rollout.teacher_coef = self.teacher_coef
-        self.rollout.start()
+        self.begin()
         from tqdm import tqdm
 
         bar = tqdm(total=cfg.total_steps, initial=min(self.steps, cfg.total_steps),
@@ -284,40 +339,12 @@ class SelfPlayTrainer:
         if resume is None and cfg.eval_interval:
             self._evaluate_all()
         while self.steps < cfg.total_steps:
-            frac = self.steps / cfg.total_steps
-            lr = linear(cfg.lr, cfg.lr_final, frac) if cfg.lr_schedule == "linear" else cfg.lr
-            ent = (linear(cfg.ent_coef, cfg.ent_coef_final, frac)
-                   if cfg.ent_schedule == "linear" else cfg.ent_coef)
-            for group in self.opt.param_groups:
-                group["lr"] = lr
-            self.teacher_coef = (
-                linear(cfg.teacher_coef, cfg.teacher_coef_final,
-                       self.steps / cfg.teacher_steps) if cfg.teacher else 0.0)
-            before = self.rollout.size
-            t0 = time.perf_counter()
-            self.rollout.teacher_coef = self.teacher_coef
-            info = self.rollout.collect(self.net)
-            t1 = time.perf_counter()
-            new_steps = self.rollout.size - before
-            train, adv, ret = self.rollout.advantages(cfg.gamma, cfg.gae_lambda)
-            stats = self._update(train, adv, ret, ent, self.teacher_coef)
-            self.rollout.carry_over()
-            t2 = time.perf_counter()
-            self.steps += new_steps
-            self.updates += 1
-            self.games += info["games"]
+            info, stats = self.iteration()
             self.elapsed = base_elapsed + time.perf_counter() - start
-            bar.update(min(new_steps, cfg.total_steps - bar.n))
+            bar.update(min(info["new_steps"], cfg.total_steps - bar.n))
             for label, won in info["results"].items():
                 win_window.setdefault(label, []).extend(won)
                 win_window[label] = win_window[label][-500:]
-            stats.update(lr=lr, ent_coef=ent, teacher_coef=self.teacher_coef,
-                         batch=float(len(train)),
-                         collect_s=t1 - t0, update_s=t2 - t1,
-                         steps_per_s=new_steps / max(t2 - t0, 1e-9))
-            if info["lengths"]:
-                stats["game_length"] = float(np.mean(info["lengths"]))
-                stats["truncated"] = info["truncated"] / len(info["lengths"])
             for label, won in win_window.items():
                 stats[f"win_rate_vs_{label or 'none'}"] = float(np.mean(won))
             self.last_stats = stats
@@ -326,8 +353,6 @@ class SelfPlayTrainer:
             postfix = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in stats.items()
                        if k.startswith("win_rate_vs_")}
             bar.set_postfix(postfix, refresh=False)
-            if self.updates % cfg.pool_interval == 0:
-                self.pool.snapshot(self.net, self.updates, self.rollout.in_use())
             done = self.steps >= cfg.total_steps
             if cfg.eval_interval and self.updates % cfg.eval_interval == 0 or done:
                 self._evaluate_all()

@@ -199,7 +199,9 @@ class VectorEnv:
         agents = raw.possible_agents
         s.rew[i] = [raw.rewards[a] for a in agents]
         s.cum[i] = [raw._cumulative_rewards[a] for a in agents]
-        s.seeder[i] = np.uint64(0 if raw._seeder is None else raw._seeder.state)
+        # no seeder in the snapshot: the next game is random, as raw_env's next reset() is
+        s.seeder[i] = np.uint64(secrets.randbits(64) if raw._seeder is None
+                                else raw._seeder.state)
         outputs_kernel(s, self._t, i, self._obs, self._mask, self._cur, self.observations)
 
 

@@ -148,25 +148,21 @@ def run_variant(variant: str, decisions: int, seed: int = 0, num_envs: int = 2,
     return res
 
 
-def verify(decisions: int, variants: list[str] | None = None, seed: int = 0) -> DiffResult:
-    """``decisions`` per variant over its configuration matrix (raises :class:`Mismatch`)."""
-    from uno_env.variants import list_variants
-
-    res = DiffResult()
-    for v in variants or list_variants():
-        run_variant(v, decisions, seed=seed, result=res)
-    return res
-
-
 def _cmd(a: Any) -> int:
     import time
 
+    from uno_env.variants import list_variants
+
     t0 = time.perf_counter()
-    try:
-        res = verify(a.decisions, a.variant, a.seed)
-    except Mismatch as e:
-        print(f"DIFFERENCE: {e}")
-        return 1
+    res = DiffResult()
+    for v in a.variant or list_variants():
+        before = res.decisions
+        try:
+            run_variant(v, a.decisions, seed=a.seed, result=res)
+        except Mismatch as e:
+            print(f"DIFFERENCE: {e}")
+            return 1
+        print(f"{v}: {res.decisions - before:,} decisions, 0 differences", flush=True)
     print(f"{res.decisions:,} decisions compared in {len(res.configs)} configurations "
           f"({res.games:,} games finished, {res.states_compared:,} full engine states "
           f"compared): 0 differences [{time.perf_counter() - t0:.0f} s]")

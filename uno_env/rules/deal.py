@@ -127,7 +127,7 @@ class Piles(StateFields):
         pile = self.draw_pile
         if n == 1 and pile:  # the common case, kept short
             c = pile.pop()
-            self.book.add_one(seat, c, self.faces_of[c])
+            self._give_one(seat, c, self.faces_of[c])
             self.known[c] = 1  # F-visibility: its hidden face was on top of the pile
             self.tick += 1
             self.acq[c] = self.tick

@@ -69,14 +69,13 @@ class Resolution(LegalDecisions):
         """Put a card of face ``f`` on the discard pile (``card`` if given, else the one held
         longest; two of them for a double play), then resolve it."""
         g = self.game
-        book = self.book
         if card >= 0:
             self.drawn_card = -1
         prior_color = self.active_color
-        self.discard.append(book.remove(p, f, card))
+        self.discard.append(self._take(p, f, card))
         self.discard_counts[f] += 1
         if two:  # C-double-play: the second counts as played on the first
-            self.discard.append(book.remove(p, f))
+            self.discard.append(self._take(p, f, -1))
             self.discard_counts[f] += 1
         left = self.hand_len[p]
         self.passes = 0
@@ -91,7 +90,7 @@ class Resolution(LegalDecisions):
         else:
             wild = g.face_wild[f]
             self.stage = ST_CATCH
-            if g.power_flip[f]:  # X-power (ii): the flip symbol
+            if self._has_flex and g.power_flip[f]:  # X-power (ii): the flip symbol
                 self._flip_powers((p,))
         if g.flex_challengeable[f] if flex else g.face_challengeable[f]:
             self.challenge_seat = p

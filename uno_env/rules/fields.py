@@ -7,6 +7,7 @@ there. Hot-path data are plain ints, lists and bytearrays.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uno_env.variants.base import EffectFn, PlaysFn
@@ -81,6 +82,8 @@ class StateFields:
     _catch_action: int
     _effects: list[EffectFn]  # handler per effect code (rules/effects.py)
     _more_plays: PlaysFn | None  # the variant's own plays (Variant.more_plays)
+    _take: Callable[[int, int, int], int]  # Hands.remove of `book`
+    _give_one: Callable[[int, int, int], None]  # Hands.add_one of `book`
 
     def _bind(self) -> None:
         """Per-game constants read on the hot path, held as plain attributes."""
@@ -103,3 +106,4 @@ class StateFields:
         self.book = book
         self.held, self.counts = book.held, book.counts
         self.hand_len, self.present = book.size, book.present
+        self._take, self._give_one = book.remove, book.add_one  # bound once: the hot path
