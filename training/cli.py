@@ -44,7 +44,8 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "evaluate", help="head-to-head win rates of two agents (seats swapped)",
         description="Play N games between agents A and B, each deal twice with the seats "
         "swapped; report wins, win rates with 95% Wilson intervals and mean points. "
-        "Agent specs: random, rule, ppo:PATH, ppo:VARIANT, sb3:PATH.")
+        "Agent specs: random, rule, ppo:PATH, ppo:VARIANT, sb3:PATH, ismcts[:k=v;...] "
+        "(quote it: ismcts:simulations=100;prior=ppo:classic).")
     p.add_argument("--agents", required=True, metavar="A,B",
                    help="two agent specs separated by a comma, e.g. rule,random")
     p.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
