@@ -186,8 +186,8 @@ class ISMCTSAgent:
         """The policy network of ``ppo:VARIANT`` / ``ppo:PATH`` (``VARIANT`` or a path alone
         also do). Only its layout must match: it guides the search, so a checkpoint trained
         at another table of rules (say with voluntary draws) may still serve as a prior."""
-        from agents.policy import config_key, load_policy
-        from agents.ppo import checkpoint_path
+        from uno_env.agents.policy import config_key, load_policy
+        from uno_env.agents.ppo import checkpoint_path
 
         rest = prior.split(":", 1)[1] if prior.lower().startswith("ppo:") else prior
         if ":" in rest:

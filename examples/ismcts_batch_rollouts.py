@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from agents.ismcts import playout
 from uno_env import raw_env
+from uno_env.agents.ismcts import playout
 from uno_env.batch.convert import from_state
 from uno_env.batch.vector import vector_env
 from uno_env.determinize import determinize

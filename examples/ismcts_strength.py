@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import agents
-from training.evaluate import evaluate
+from uno_env import agents
+from uno_env.training.evaluate import evaluate
 
 
 def row(spec: str, opponent: str, games: int, variant: str, workers: int,

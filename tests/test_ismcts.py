@@ -1,4 +1,4 @@
-"""The ISMCTS search agent (agents.ismcts): legal play everywhere, no reading of hidden cards,
+"""The ISMCTS search agent (uno_env.agents.ismcts): legal play everywhere, no reading of hidden cards,
 specs and budgets."""
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ import time
 import numpy as np
 import pytest
 
-import agents
-from agents.ismcts import ISMCTSAgent
-from training.evaluate import evaluate
-from uno_env import raw_env
+from uno_env import agents, raw_env
+from uno_env.agents.ismcts import ISMCTSAgent
 from uno_env.determinize import determinize
+from uno_env.training.evaluate import evaluate
 
 CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip", 3),
            ("flip", 4), ("flex", 2), ("flex", 3), ("flex", 4), ("express", 2),
@@ -127,7 +126,7 @@ def test_plays_in_evaluate() -> None:
 
 def test_plays_in_a_tournament() -> None:
     """A spec with two settings stays one agent in a tournament (``;`` inside the spec)."""
-    from tournament.runner import TournamentConfig, run_tournament
+    from uno_env.tournament.runner import TournamentConfig, run_tournament
 
     records = run_tournament(TournamentConfig(
         agents=["ismcts:simulations=3;c=1.0", "rule", "random"], players=3, games=2, seed=2),
