@@ -8,13 +8,15 @@ Everything is relative to the observer: other players appear in seat order after
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from uno_env.cards import NUM_COLORS, WILD
-from uno_env.rules.state import P_OVER, PHASES
+from uno_env.rules.state import P_CATCH, P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -120,20 +122,20 @@ class ObservationLayout:
         nf = self._nf
         if state.side:
             b[self._dark] = 1
+        # counted in C (chain, map, compress, Counter): a Flip hand is ~110 face lists
+        hid = hidden.__getitem__
         o = self._opp_hidden
         for q in self._seats[seat]:
-            for held in state.held[q]:
-                for c in held:
-                    b[o + hidden[c]] += 1
+            for f, k in Counter(map(hid, chain.from_iterable(state.held[q]))).items():
+                b[o + f] += k
             o += nf
         if state.draw_pile:
             b[self._pile_hidden + hidden[state.draw_pile[-1]]] = 1
-        known = state.known
+        own = list(chain.from_iterable(state.held[seat]))
+        seen = compress(own, map(state.known.__getitem__, own))
         o = self._own_hidden
-        for held in state.held[seat]:
-            for c in held:
-                if known[c]:
-                    b[o + hidden[c]] += 1
+        for f, k in Counter(map(hid, seen)).items():
+            b[o + f] += k
 
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by piece name (also accepts the PettingZoo observation dict)."""
@@ -155,7 +157,11 @@ class ObservationLayout:
         to_act = state.current == seat and phase != P_OVER
         if to_act:
             b[self._phase + phase] = 1
-            victim = state.catch_victim()
+            # state.catch_victim(), inlined: the common case (no catch) costs no call
+            if phase == P_CATCH:
+                victim = state.play_seat
+            else:
+                victim = state.catch_victim() if state._catch_any else -1
             if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
                 b[self._catch + (victim - seat) % state.n] = 1
         b[self._pending] = min(state.pending, 255)

@@ -135,3 +135,13 @@ class OrderEnforcingWrapper(_Forward, wrappers.OrderEnforcingWrapper):
         if self._has_reset:
             return self.env.observe(agent)
         return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        """AECEnv.last reading the bare env's dicts directly (the same values)."""
+        if not self._has_reset:
+            return super().last(observe)  # PettingZoo's error before reset
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.observe(agent) if observe else None
+        return (obs, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
