@@ -8,9 +8,8 @@ Everything is relative to the observer: other players appear in seat order after
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from itertools import chain, compress
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,6 +20,8 @@ from uno_env.rules.state import P_CATCH, P_OVER, PHASES
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.state import State
+
+_F32 = np.float32
 
 
 @dataclass(frozen=True)
@@ -122,20 +123,19 @@ class ObservationLayout:
         nf = self._nf
         if state.side:
             b[self._dark] = 1
-        # counted in C (chain, map, compress, Counter): a Flip hand is ~110 face lists
-        hid = hidden.__getitem__
+        # each hand's cards through chain(): a Flip hand is ~110 face lists, most empty
         o = self._opp_hidden
         for q in self._seats[seat]:
-            for f, k in Counter(map(hid, chain.from_iterable(state.held[q]))).items():
-                b[o + f] += k
+            for c in chain.from_iterable(state.held[q]):
+                b[o + hidden[c]] += 1
             o += nf
         if state.draw_pile:
             b[self._pile_hidden + hidden[state.draw_pile[-1]]] = 1
-        own = list(chain.from_iterable(state.held[seat]))
-        seen = compress(own, map(state.known.__getitem__, own))
+        known = state.known
         o = self._own_hidden
-        for f, k in Counter(map(hid, seen)).items():
-            b[o + f] += k
+        for c in chain.from_iterable(state.held[seat]):
+            if known[c]:
+                b[o + hidden[c]] += 1
 
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by piece name (also accepts the PettingZoo observation dict)."""
@@ -193,7 +193,7 @@ class ObservationLayout:
             for q in self._seats[seat]:
                 b[o] = power[q]
                 o += 1
-        out = np.frombuffer(b, dtype=np.uint8).astype(np.float32)
+        out = np.array(b, dtype=_F32)  # bytes to float32 in one call (the same values)
         scores = state.scores
         if any(scores):
             at = self._score

@@ -68,7 +68,8 @@ class TerminateIllegalWrapper(_Forward, wrappers.TerminateIllegalWrapper):
         raw = self._raw
         if agent == raw.agent_selection:
             self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
+            info = raw.infos.get(agent)
+            self._prev_info = {} if info is None else info
         return obs
 
     def step(self, action: Any) -> None:
