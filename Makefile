@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# torch must be pinned exactly: a CPU wheel of 2.13.0 lies in /opt/wheels; anything looser
-# lets pip pull a multi-GB CUDA build.  Keep in sync with the `train` extra in pyproject.toml.
+# torch is pinned exactly because a looser spec lets pip pull a multi-GB CUDA build; it is
+# installed first so that the extras find it.  Keep in sync with the `train` extra in pyproject.toml.
 TORCH  := torch==2.13.0
 # web: FastAPI/uvicorn for `uno-env serve` and Playwright for the browser tests (which run
 # against Debian's chromium when it is installed; .ci/run installs it).
@@ -36,6 +36,8 @@ fix: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The suite includes tests/test_packaging.py's wheel test (a wheel installed into a fresh
+# virtualenv, a few minutes); PYTEST_ADDOPTS='-m "not wheel"' leaves it out.
 test: venv
 	@command -v chromium >/dev/null 2>&1 || echo "NOTE: no chromium on PATH: the browser tests \
 	(tests/test_web_browser.py) are SKIPPED; install it with: apt-get install chromium"

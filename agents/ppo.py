@@ -1,4 +1,5 @@
-"""The PPO agent: a policy trained by ``training.selfplay`` (``ppo:PATH``, ``ppo:VARIANT``)."""
+"""The PPO agent: a policy trained by ``uno_env.training.selfplay`` (``ppo:PATH``,
+``ppo:VARIANT``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet, config_key, load_policy
+from uno_env.agents.policy import PolicyNet, config_key, load_policy
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 

@@ -1,4 +1,5 @@
-"""An agent backed by a MaskablePPO model saved by ``training.sb3_train`` (spec ``sb3:PATH``).
+"""An agent backed by a MaskablePPO model saved by ``uno_env.training.sb3_train``
+(spec ``sb3:PATH``).
 
 It acts deterministically: the most probable action among those the mask allows (what
 ``MaskablePPO.predict(..., deterministic=True)`` returns).
@@ -25,7 +26,7 @@ class SB3Agent:
             p = p.with_suffix(".zip")
         if not p.is_file():
             raise ValueError(f"sb3 model {str(path)!r} not found (expected a model.zip written "
-                             "by training.sb3_train)")
+                             "by uno_env.training.sb3_train)")
         import torch
         from sb3_contrib import MaskablePPO
 

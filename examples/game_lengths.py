@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import RandomAgent, RuleAgent
 from uno_env import list_variants, raw_env
+from uno_env.agents import RandomAgent, RuleAgent
 from uno_env.variants import find_variant
 
 HOUSE = {"classic": {"stacking": True, "double_play": True, "jump_in": True,

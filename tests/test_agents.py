@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from conftest import VARIANTS, config_id, maximal_options, option_combos, player_counts
 
-import agents
 import uno_env
-from agents import Agent, RandomAgent, RuleAgent
-from training.evaluate import evaluate
+from uno_env import agents
+from uno_env.agents import Agent, RandomAgent, RuleAgent
+from uno_env.training.evaluate import evaluate
 
 
 def _decision_configs() -> list[tuple[str, int, dict[str, Any]]]:
@@ -61,14 +61,14 @@ def test_load_builds_each_kind() -> None:
 
 def test_load_dispatches_ppo_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[str, dict[str, Any]]] = []
-    fake = types.ModuleType("agents.ppo")
+    fake = types.ModuleType("uno_env.agents.ppo")
 
     def load_ppo(rest: str, **kw: Any) -> RandomAgent:
         calls.append((rest, kw))
         return RandomAgent(0)
 
     fake.load_ppo = load_ppo  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "agents.ppo", fake)
+    monkeypatch.setitem(sys.modules, "uno_env.agents.ppo", fake)
     a = agents.load("ppo:classic", variant="classic", num_players=3, seed=7, stacking=True)
     assert isinstance(a, RandomAgent)
     assert calls == [("classic", {"variant": "classic", "num_players": 3, "seed": 7,

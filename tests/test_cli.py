@@ -10,13 +10,14 @@ import pytest
 
 from uno_env import cli
 
-UPPER = ("agents", "training", "tournament")
+UPPER = ("uno_env.agents", "uno_env.training", "uno_env.tournament")
 
 
 def _loaded_after(code: str) -> set[str]:
-    """The top-level project packages above uno_env that ``code`` leaves imported."""
+    """The project packages above the env library that ``code`` leaves imported."""
     probe = (f"import sys\n{code}\n"
-             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(UPPER)!r}))")
+             f"print(sorted({{'.'.join(m.split('.')[:2]) for m in sys.modules}} & "
+             f"{set(UPPER)!r}))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     return set(eval(out.strip().splitlines()[-1]))

@@ -1,12 +1,12 @@
-"""training.config: the one config system of both trainers; uno_env.seeding."""
+"""uno_env.training.config: the one config system of both trainers; uno_env.seeding."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from training.config import SB3Config, SelfPlayConfig
 from uno_env.seeding import derive_seed, slot_seed, streams
+from uno_env.training.config import SB3Config, SelfPlayConfig
 
 
 def test_both_trainers_refuse_unknown_keys_and_name_the_allowed_ones() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tournament.play import parse_move
-from tournament.replay import read_records, reproduce
+from uno_env.tournament.play import parse_move
+from uno_env.tournament.replay import read_records, reproduce
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -132,7 +132,7 @@ def test_a_whole_game_in_a_terminal(tmp_path: Path) -> None:
     env, diffs = reproduce(rec)
     assert diffs == [] and env.engine.is_over
     # the person's moves are in the record: as many decisions of seat 0 as moves typed
-    from tournament.replay import replay
+    from uno_env.tournament.replay import replay
 
     assert sum(1 for _, seat, _ in replay(rec) if seat == 0) == moves
 

@@ -13,11 +13,11 @@ import jsonschema
 import numpy as np
 import pytest
 
-from tournament import protocol
-from tournament.host import serve
-from tournament.process import Limits
-from tournament.protocol import PROTOCOL_VERSION, AgentFault, parse_answer
 from uno_env import raw_env
+from uno_env.tournament import protocol
+from uno_env.tournament.host import serve
+from uno_env.tournament.process import Limits
+from uno_env.tournament.protocol import PROTOCOL_VERSION, AgentFault, parse_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "docs" / "protocol.schema.json").read_text())
@@ -135,7 +135,7 @@ def test_host_answers_with_the_agent_of_the_spec() -> None:
     answers = [json.loads(line)["action"] for line in stdout.getvalue().splitlines()]
     acts = [m for m in msgs if m["type"] == "act"]
     assert len(answers) == len(acts)
-    import agents
+    from uno_env import agents
 
     rule = agents.load("rule", "classic", 2, seed=123)
     for msg, answer in zip(acts, answers, strict=True):

@@ -140,8 +140,8 @@ def test_flip_seat_view_never_shows_an_opponents_active_faces() -> None:
 
 
 def test_play_and_replay_draw_the_seat_view(tmp_path: Any) -> None:
-    from tournament.play import play_game
-    from tournament.replay import show
+    from uno_env.tournament.play import play_game
+    from uno_env.tournament.replay import show
 
     out: list[str] = []
     record = play_game("flip", ["rule"], seat=0, seed=5, save=None, read=lambda _: "1",

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tournament.replay import new_env, pick, read_records, replay, reproduce, show
-from tournament.runner import TournamentConfig, make_tasks, play_game, run_tournament
 from uno_env import list_variants
 from uno_env.cli import main as uno_main
+from uno_env.tournament.replay import new_env, pick, read_records, replay, reproduce, show
+from uno_env.tournament.runner import TournamentConfig, make_tasks, play_game, run_tournament
 
 CONFIG = TournamentConfig(agents=["rule", "random", "py:test_tournament:CrashAgent", "rule"],
                           players=3, games=12, seed=11, max_steps=60)

@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
 import uno_env  # noqa: E402
-from agents import RandomAgent  # noqa: E402
-from training.cli import load_config, run_config  # noqa: E402
+from uno_env import agents  # noqa: E402
+from uno_env.agents import RandomAgent  # noqa: E402
+from uno_env.training.cli import load_config, run_config  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train" / "classic_sb3.yaml"
 SMALL = ["total_timesteps=256", "n_envs=2", "ppo.n_steps=64", "ppo.batch_size=64",
@@ -43,7 +43,7 @@ def _observations(n: int = 150) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def test_train_save_reload_acts_identically(tmp_path: Path) -> None:
-    from training.sb3_train import train_model
+    from uno_env.training.sb3_train import train_model
 
     config = load_config(CONFIG, [*SMALL, f"output_dir={tmp_path / 'run'}"])
     assert config["trainer"] == "sb3" and config["ppo"]["net_arch"] == [32, 32]
@@ -69,7 +69,7 @@ def test_train_save_reload_acts_identically(tmp_path: Path) -> None:
 
 def test_train_config_errors_and_cli_dispatch(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from training.sb3_train import resolve_config
+    from uno_env.training.sb3_train import resolve_config
 
     with pytest.raises(ValueError, match="unknown sb3 config key 'lerning_rate'"):
         resolve_config({"lerning_rate": 1})
@@ -79,9 +79,9 @@ def test_train_config_errors_and_cli_dispatch(tmp_path: Path,
         run_config({"trainer": "dqn"})
 
     seen: list[dict[str, Any]] = []
-    fake = types.ModuleType("training.selfplay")
+    fake = types.ModuleType("uno_env.training.selfplay")
     fake.train = lambda config: seen.append(config)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "training.selfplay", fake)
+    monkeypatch.setitem(sys.modules, "uno_env.training.selfplay", fake)
     cfg = tmp_path / "sp.yaml"
     cfg.write_text("trainer: selfplay\nvariant: classic\nppo:\n  lr: 0.1\n")
     from uno_env.cli import main

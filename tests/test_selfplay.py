@@ -10,11 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import agents  # noqa: E402
 import uno_env  # noqa: E402
-from agents.policy import load_policy  # noqa: E402
-from agents.ppo import shipped_checkpoint  # noqa: E402
-from training.selfplay import (  # noqa: E402
+from uno_env import agents  # noqa: E402
+from uno_env.agents.policy import load_policy  # noqa: E402
+from uno_env.agents.ppo import shipped_checkpoint  # noqa: E402
+from uno_env.training.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayTrainer,
     evaluate_policy,

@@ -14,11 +14,11 @@ from test_selfplay import params as weights  # noqa: E402
 from test_selfplay import same, tiny  # noqa: E402
 
 import uno_env  # noqa: E402
-from training.config import SelfPlayConfig  # noqa: E402
-from training.selfplay import SelfPlayTrainer  # noqa: E402
-from training.selfplay.evaluation import evaluate_policy_batch  # noqa: E402
-from training.selfplay.trainer import resolve_device  # noqa: E402
-from training.selfplay.vector_rollout import VectorRollout, worker_streams  # noqa: E402
+from uno_env.training.config import SelfPlayConfig  # noqa: E402
+from uno_env.training.selfplay import SelfPlayTrainer  # noqa: E402
+from uno_env.training.selfplay.evaluation import evaluate_policy_batch  # noqa: E402
+from uno_env.training.selfplay.trainer import resolve_device  # noqa: E402
+from uno_env.training.selfplay.vector_rollout import VectorRollout, worker_streams  # noqa: E402
 
 
 def small(out: Path, **over: Any) -> dict[str, Any]:
@@ -180,8 +180,7 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
     checkpoint directory and plays a game at its table."""
     import yaml
 
-    import agents
-    import agents.ppo
+    import uno_env.agents.ppo
 
     cfg = yaml.safe_load(path.read_text())
     assert cfg["engine"] == "batch" and cfg["hidden"] == [256, 256]
@@ -191,8 +190,8 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
                output_dir=str(tmp_path / "run"), export=str(tmp_path / f"{variant}_{n}p.pt"))
     s = SelfPlayTrainer(cfg).run()
     assert s["updates"] == 1 and s["curve"][-1]["rule"]["games"] >= 4  # evaluated at the end
-    monkeypatch.setattr(agents.ppo, "CHECKPOINT_DIR", tmp_path)
-    agent = agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=n)
+    monkeypatch.setattr(uno_env.agents.ppo, "CHECKPOINT_DIR", tmp_path)
+    agent = uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=n)
     assert agent.info["num_players"] == n and agent.info["path"].endswith(f"{variant}_{n}p.pt")
     e = uno_env.raw_env(variant, n, max_steps=300)
     e.reset(seed=1)
@@ -200,4 +199,4 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
         o = e.observe(e.agent_selection)
         e.step(agent.act(o["observation"], o["action_mask"]))
     with pytest.raises(ValueError, match=f"is the {n}-player {variant} agent"):
-        agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3)
+        uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3)

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import uno_env
-from agents import RandomAgent, RuleAgent
-from training.single_agent import SingleAgentEnv
 from uno_env import IllegalActionError
+from uno_env.agents import RandomAgent, RuleAgent
+from uno_env.training.single_agent import SingleAgentEnv
 
 
 def _spy_payments(env: SingleAgentEnv) -> dict[int, float]:
@@ -231,8 +231,8 @@ def test_import_uno_env_loads_neither_agents_nor_training() -> None:
 
     code = ("import sys, gymnasium, uno_env; "
             "assert 'uno_env/UNO-v0' in gymnasium.registry; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'agents', 'training', 'tournament', 'torch', 'ray', 'tianshou'}))")
+            "print(sorted(set(sys.modules) & {'uno_env.agents', 'uno_env.training', "
+            "'uno_env.tournament', 'torch', 'ray', 'tianshou'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"

@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tournament.cli import coerce_option, config_from_args, parse_options
-from tournament.results import format_table, summarize
-from tournament.runner import GameLog, TournamentConfig, make_tasks, run_tournament
-from tournament.schedule import cycle_length, groups, make_deal, make_schedule
 from uno_env import Game
 from uno_env.cli import build_parser
 from uno_env.cli import main as uno_main
+from uno_env.tournament.cli import coerce_option, config_from_args, parse_options
+from uno_env.tournament.results import format_table, summarize
+from uno_env.tournament.runner import GameLog, TournamentConfig, make_tasks, run_tournament
+from uno_env.tournament.schedule import cycle_length, groups, make_deal, make_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = {"uno_catch": "off"}
@@ -317,13 +317,13 @@ def test_a_tournament_one_agent_wins_outright_writes_every_file(
 def test_a_failing_report_never_loses_a_finished_tournament(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    import tournament.results
-    from tournament.cli import REPORT_FAILED
+    import uno_env.tournament.results
+    from uno_env.tournament.cli import REPORT_FAILED
 
     def broken(summary: dict[str, Any], path: Path) -> None:
         raise RuntimeError("no display for you")
 
-    monkeypatch.setattr(tournament.results, "plot_ratings", broken)
+    monkeypatch.setattr(uno_env.tournament.results, "plot_ratings", broken)
     out = tmp_path / "t"
     code = uno_main(["tournament", "--agents", "rule,random", "--games", "2", "--workers", "1",
                      "--out", str(out), "--no-progress"])

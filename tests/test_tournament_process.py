@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from tournament.check import check
-from tournament.process import AgentProcess, Limits
-from tournament.protocol import AgentFault
-from tournament.runner import TournamentConfig, run_tournament
 from uno_env.cli import main as uno_main
+from uno_env.tournament.check import check
+from uno_env.tournament.process import AgentProcess, Limits
+from uno_env.tournament.protocol import AgentFault
+from uno_env.tournament.runner import TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = f"cmd:{sys.executable} tests/faulty_agent.py"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tournament.runner import TournamentConfig, run_tournament
 from uno_env.cli import main as uno_main
+from uno_env.tournament.runner import TournamentConfig, run_tournament
 
 # A single-node cluster on 127.0.0.1 only: with this variable off (read when Ray is imported,
 # and inherited by the cluster's processes) Ray takes the loopback address as the node's, as

@@ -15,9 +15,9 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 from web_helpers import entitled, leaked  # noqa: E402
 
-from tournament.replay import reproduce  # noqa: E402
-from tournament.web.app import create_app  # noqa: E402
-from tournament.web.session import Session  # noqa: E402
+from uno_env.tournament.replay import reproduce  # noqa: E402
+from uno_env.tournament.web.app import create_app  # noqa: E402
+from uno_env.tournament.web.session import Session  # noqa: E402
 
 
 @pytest.fixture()

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from web_helpers import CHROMIUM, CHROMIUM_ARGS, DOCS, chromium_or_skip, entitled, leaked
 
-from tournament.replay import read_records, reproduce
-from tournament.runner import TournamentConfig, run_tournament
-from tournament.web.view import seat_view
 from uno_env.actions import PLAY
 from uno_env.cli import main as uno_main
+from uno_env.tournament.replay import read_records, reproduce
+from uno_env.tournament.runner import TournamentConfig, run_tournament
+from uno_env.tournament.web.view import seat_view
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def python_views(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Each replay frame's view from every seat, decoded from that seat's observation."""
-    from tournament.replay import new_env
+    from uno_env.tournament.replay import new_env
 
     env = new_env(record)
     n = record["num_players"]
@@ -204,7 +204,7 @@ def test_a_whole_game_against_rule_by_clicking(browser: Any, tmp_path: Path, var
     pytest.importorskip("fastapi")
     from web_helpers import live_server
 
-    from tournament.web.app import create_app
+    from uno_env.tournament.web.app import create_app
 
     app = create_app(["rule", "random"])
     errors: list[str] = []

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from tournament.replay import new_env, read_records
-from tournament.runner import TournamentConfig, run_tournament
-from tournament.web.pages import replay_data, replay_html, script_json
-from tournament.web.report import write_index
-from tournament.web.view import effects, public_facts, seat_view
 from uno_env import PHASES
 from uno_env.cli import main as uno_main
+from uno_env.tournament.replay import new_env, read_records
+from uno_env.tournament.runner import TournamentConfig, run_tournament
+from uno_env.tournament.web.pages import replay_data, replay_html, script_json
+from uno_env.tournament.web.report import write_index
+from uno_env.tournament.web.view import effects, public_facts, seat_view
 
 CONFIG = TournamentConfig(agents=["rule", "random", "py:test_tournament:CrashAgent"],
                           variant="classic", players=2, games=6, seed=5, max_steps=20)
@@ -99,7 +99,7 @@ def test_a_tournament_writes_index_html_with_a_replay_per_game(tmp_path: Path) -
 
 
 def test_index_without_replay_pages(tmp_path: Path, logged: Path) -> None:
-    from tournament.results import summarize
+    from uno_env.tournament.results import summarize
 
     records = read_records(logged)
     write_index(tmp_path, summarize(records, CONFIG.names), records, replays=False)
@@ -154,8 +154,8 @@ def test_effects_say_what_a_decision_caused() -> None:
 
 
 def test_a_bigger_table_gets_a_shared_table_matrix(tmp_path: Path) -> None:
-    from tournament.results import summarize
-    from tournament.web.report import shared_tables
+    from uno_env.tournament.results import summarize
+    from uno_env.tournament.web.report import shared_tables
 
     cfg = TournamentConfig(agents=["rule", "random", "rule"], players=3, games=6, seed=4,
                            max_steps=200)

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tournament.replay import new_env
 from uno_env.actions import PLAY, PLAY_FLEX, PLAY_TWO
+from uno_env.tournament.replay import new_env
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",

@@ -13,14 +13,14 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from tournament.process import Limits
+from uno_env.tournament.process import Limits
 
 
 def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
           seed: int = 0, options: dict[str, Any] | None = None, opponent: str = "random",
           limits: Limits | None = None) -> tuple[list[str], list[str], list[str]]:
     """Play the games; return (report lines, errors, warnings)."""
-    from tournament.runner import TournamentConfig, run_tournament
+    from uno_env.tournament.runner import TournamentConfig, run_tournament
 
     lim = limits or Limits()
     lines: list[str] = [f"check-agent {spec}: {variant}, {players} players, against "
@@ -72,8 +72,8 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
 
 
 def add_parser(sub: Any) -> None:
-    from tournament.cli import add_limit_args
     from uno_env.cli import COMMANDS
+    from uno_env.tournament.cli import add_limit_args
     from uno_env.variants import list_variants
 
     p = sub.add_parser(
@@ -95,8 +95,8 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_check_agent(a: argparse.Namespace) -> int:
-    from tournament.cli import parse_options
-    from tournament.players import check_agent
+    from uno_env.tournament.cli import parse_options
+    from uno_env.tournament.players import check_agent
 
     options = parse_options(a.variant, a.option)
     check_agent(a.spec, a.variant, a.players, options)

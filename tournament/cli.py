@@ -1,10 +1,11 @@
 """The ``tournament`` command of ``uno-env`` (``replay`` and ``play`` live in their modules).
 
-``uno-env tournament CONFIG`` reads a YAML file of ``configs/tournament/`` (keys: variant,
-players, agents, games, seed, options, duplicate, max_steps, workers, backend, out, and the
-limits of agent processes: move_time, bank_time, first_move_time, memory_mb, cpu_time,
-agent_process); every flag given on the command line overrides the file. In YAML, agents
-may be a list (a ``cmd:`` spec whose arguments hold a comma needs it).
+``uno-env tournament CONFIG`` reads a YAML file, or a config shipped in ``configs/tournament/``
+by name (``uno-env tournament --list``) (keys: variant, players, agents, games, seed, options,
+duplicate, max_steps, workers, backend, out, and the limits of agent processes: move_time,
+bank_time, first_move_time, memory_mb, cpu_time, agent_process); every flag given on the
+command line overrides the file. In YAML, agents may be a list (a ``cmd:`` spec whose
+arguments hold a comma needs it).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tournament.process import PROCESS_LIFETIMES, Limits
+from uno_env.tournament.process import PROCESS_LIFETIMES, Limits
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -77,7 +78,9 @@ def add_tournament_parser(sub: Any) -> None:
                     "deal replayed with the agents rotated through the seats. Prints win "
                     "rates with 95% intervals and openskill ratings; writes results.json, "
                     "results.csv, ratings.png and games.jsonl to --out.")
-    p.add_argument("config", nargs="?", type=Path, help="a YAML file (configs/tournament/)")
+    p.add_argument("config", nargs="?", type=Path,
+                   help="a YAML file, or the name of a shipped config (e.g. classic_2p)")
+    p.add_argument("--list", action="store_true", help="list the shipped configs and exit")
     p.add_argument("--variant", default=None, choices=list_variants(),
                    help="default classic")
     p.add_argument("--players", type=int, default=None, help="2-10 (default 2)")
@@ -136,12 +139,15 @@ def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
 
 def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
     """The tournament configuration from the YAML file and flags, and the output folder."""
-    from tournament.runner import TournamentConfig, load_config
+    from uno_env.tournament.runner import TournamentConfig, load_config
 
     data: dict[str, Any] = {}
     if a.config is not None:
         import yaml
 
+        from uno_env.shipped import find_config
+
+        a.config = find_config("tournament", a.config)
         loaded = yaml.safe_load(a.config.read_text())
         if not isinstance(loaded, dict):
             raise ValueError(f"{a.config} must hold a mapping of tournament settings")
@@ -200,8 +206,13 @@ def _limits(a: argparse.Namespace, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_tournament(a: argparse.Namespace) -> int:
-    from tournament.runner import TournamentInterrupted, check_agent, run_tournament
+    from uno_env.tournament.runner import TournamentInterrupted, check_agent, run_tournament
 
+    if a.list:
+        from uno_env.shipped import format_list
+
+        print(format_list("tournament"))
+        return 0
     cfg, out = config_from_args(a)
     cfg.validate()
     for spec in dict.fromkeys(cfg.agents):
@@ -239,7 +250,7 @@ def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float,
     """Write and print the reports of a finished tournament. A report that fails is said
     plainly and sets the exit code to ``REPORT_FAILED``; it never loses the results: the
     games are in games.jsonl, and every other report is still written."""
-    from tournament.results import format_table, summarize, write_reports
+    from uno_env.tournament.results import format_table, summarize, write_reports
 
     try:
         summary = summarize(records, cfg.names, meta=run_meta(cfg))
@@ -249,8 +260,8 @@ def report(records: list[dict[str, Any]], cfg: Any, out: Path, seconds: float,
               file=sys.stderr)
         return REPORT_FAILED
     failed = write_reports(out, summary)
-    try:  # index.html, with a replay page per game (tournament.web)
-        from tournament.web.report import write_index
+    try:  # index.html, with a replay page per game (uno_env.tournament.web)
+        from uno_env.tournament.web.report import write_index
 
         write_index(out, summary, records, replays=replay_pages)
     except Exception as err:  # noqa: BLE001

@@ -9,9 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import agents
+from uno_env import agents
 from uno_env.cli import COMMANDS, add_game_args, format_summary, simulate
 from uno_env.env import raw_env
+from uno_env.shipped import shipped_configs
 
 
 def add_parser(sub: Any) -> None:
@@ -55,9 +56,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
 def demo_tournament(variant: str) -> None:
     """A short 2-player tournament between the shipped agents (random, rule, and the PPO
     checkpoint of ``variant`` when one is shipped), printed as a table."""
-    from tournament.cli import run_meta
-    from tournament.results import format_table, summarize
-    from tournament.runner import TournamentConfig, run_tournament
+    from uno_env.tournament.cli import run_meta
+    from uno_env.tournament.results import format_table, summarize
+    from uno_env.tournament.runner import TournamentConfig, run_tournament
 
     specs = ["random", "rule"]
     checkpoint = Path(agents.__file__).resolve().parent / "checkpoints" / f"{variant}_2p.pt"
@@ -71,7 +72,7 @@ def demo_tournament(variant: str) -> None:
     t0 = time.perf_counter()
     records = run_tournament(cfg, progress=False)
     print(format_table(summarize(records, cfg.names, meta=run_meta(cfg))))
-    config = Path(f"configs/tournament/{variant}_2p.yaml")
-    longer = (f"uno-env tournament {config}" if config.exists() else
+    longer = (f"uno-env tournament {variant}_2p" if f"{variant}_2p" in shipped_configs(
+        "tournament") else
               f"uno-env tournament --variant {variant} --agents {','.join(specs)} --games 600")
     print(f"({time.perf_counter() - t0:.1f}s; a longer one: {longer})")

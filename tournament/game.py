@@ -1,8 +1,8 @@
 """One game of a tournament: its task (everything that fixes it) and playing it.
 
 A game is a pure function of its :class:`GameTask`, whichever process plays it. Each seat
-is a :mod:`tournament.players` seat (in process, or a program over the protocol); any
-:class:`~tournament.protocol.AgentFault` forfeits the game for that seat only.
+is a :mod:`uno_env.tournament.players` seat (in process, or a program over the protocol); any
+:class:`~uno_env.tournament.protocol.AgentFault` forfeits the game for that seat only.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tournament.players import seat_for
-from tournament.process import Limits
-from tournament.protocol import AgentFault
-from tournament.protocol import result as result_message
+from uno_env.tournament.players import seat_for
+from uno_env.tournament.process import Limits
+from uno_env.tournament.protocol import AgentFault
+from uno_env.tournament.protocol import result as result_message
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Serve a Python agent spec over the stdio protocol: ``python -m tournament.host SPEC``.
+"""Serve a Python agent spec over the stdio protocol: ``python -m uno_env.tournament.host SPEC``.
 
 This is how ``random``, ``rule``, ``ppo:...`` and ``py:MODULE:NAME`` agents play under time
 and memory limits: the runner starts this host as the agent's process. The observation
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tournament.protocol import PROTOCOL_VERSION
+from uno_env.tournament.protocol import PROTOCOL_VERSION
 
 
 def serve(spec: str, stdin: Any = None, stdout: Any = None) -> int:
     """Answer ``act`` messages with ``spec``'s actions until stdin closes."""
-    from tournament.players import load_agent
+    from uno_env.tournament.players import load_agent
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
@@ -33,7 +33,7 @@ def serve(spec: str, stdin: Any = None, stdout: Any = None) -> int:
         kind = msg.get("type")
         if kind == "hello":
             if msg.get("protocol") != PROTOCOL_VERSION:
-                print(f"tournament.host speaks protocol {PROTOCOL_VERSION}, the runner "
+                print(f"uno_env.tournament.host speaks protocol {PROTOCOL_VERSION}, the runner "
                       f"{msg.get('protocol')!r}", file=sys.stderr)
                 return 2
             now = (msg["variant"], msg["num_players"], json.dumps(msg["options"],
@@ -60,7 +60,7 @@ def serve(spec: str, stdin: Any = None, stdout: Any = None) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m tournament.host SPEC", file=sys.stderr)
+        print("usage: python -m uno_env.tournament.host SPEC", file=sys.stderr)
         return 2
     return serve(args[0])
 

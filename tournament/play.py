@@ -5,7 +5,7 @@ the output is a terminal), the legal actions are listed by number and meaning, a
 is typed as its number or its meaning (``play red-7``, or just ``red-7``; any unambiguous
 start such as ``dr`` for ``draw``). Bad input is explained and asked again. ``quit``,
 Ctrl-D or Ctrl-C end the game cleanly; the game, finished or not, is saved as one record
-(see :mod:`tournament.replay`) so it can be replayed.
+(see :mod:`uno_env.tournament.replay`) so it can be replayed.
 """
 
 from __future__ import annotations
@@ -67,11 +67,11 @@ def play_game(variant: str, opponents: list[str], seat: int = 0, seed: int | Non
               color: bool = False, read: Callable[[str], str] = input,
               write: Callable[[str], None] = print) -> dict[str, Any]:
     """Play one game with a person in ``seat``; return (and save) its record."""
-    from tournament.replay import append_record
-    from tournament.runner import check_agent, load_agent
-    from tournament.schedule import agent_seed, make_deal
     from uno_env import Game, raw_env
     from uno_env.render import render_text
+    from uno_env.tournament.replay import append_record
+    from uno_env.tournament.runner import check_agent, load_agent
+    from uno_env.tournament.schedule import agent_seed, make_deal
 
     options = dict(options or {})
     n = 1 + len(opponents)
@@ -237,7 +237,7 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_play(a: argparse.Namespace) -> int:
-    from tournament.cli import parse_options
+    from uno_env.tournament.cli import parse_options
 
     opponents = [s.strip() for s in a.opponents.split(",") if s.strip()]
     if not opponents:

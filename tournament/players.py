@@ -1,13 +1,13 @@
 """The seats of a game: an agent spec made into something that answers each decision.
 
 Two kinds of seat, one contract (``begin`` a game, ``act`` on each decision, ``end`` it);
-any failure is an :class:`~tournament.protocol.AgentFault` that forfeits the game:
+any failure is an :class:`~uno_env.tournament.protocol.AgentFault` that forfeits the game:
 
 * :class:`InProcessSeat`: a Python agent (``random``, ``rule``, ``ppo:...``, ``sb3:...``,
   ``py:MODULE:NAME``) called directly: fast, but with no time or memory limit;
 * :class:`ProcessSeat`: a program spoken to over the stdio protocol, with the limits of
-  :class:`~tournament.process.Limits`: every ``cmd:PROGRAM ARGS`` spec, and the Python
-  specs too when the tournament sets a time limit (they run in :mod:`tournament.host`).
+  :class:`~uno_env.tournament.process.Limits`: every ``cmd:PROGRAM ARGS`` spec, and the Python
+  specs too when the tournament sets a time limit (they run in :mod:`uno_env.tournament.host`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from tournament import protocol
-from tournament.process import AgentProcess, Limits
-from tournament.protocol import AgentFault
+from uno_env.tournament import protocol
+from uno_env.tournament.process import AgentProcess, Limits
+from uno_env.tournament.protocol import AgentFault
 
 CMD_PREFIX = "cmd:"
 
@@ -45,7 +45,7 @@ def load_agent(spec: str, variant: str, num_players: int, seed: int | None,
             raise ValueError(f"agent spec {spec!r} must look like py:MODULE:NAME")
         factory = getattr(importlib.import_module(module), name)
         return factory(variant=variant, num_players=num_players, seed=seed, **options)
-    import agents
+    from uno_env import agents
 
     return agents.load(spec, variant=variant, num_players=num_players, seed=seed, **options)
 
@@ -81,7 +81,7 @@ def check_agent(spec: str, variant: str, num_players: int, options: dict[str, An
 
 def host_command(spec: str) -> list[str]:
     """The argv that serves a Python spec over the protocol."""
-    return [sys.executable, "-m", "tournament.host", spec]
+    return [sys.executable, "-m", "uno_env.tournament.host", spec]
 
 
 def host_environment() -> dict[str, str]:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tournament.protocol import MAX_LINE_BYTES, AgentFault, encode
+from uno_env.tournament.protocol import MAX_LINE_BYTES, AgentFault, encode
 
 PROCESS_LIFETIMES = ("game", "match")
 

@@ -1,7 +1,7 @@
 """The agent protocol, version 1: the JSON lines a runner and an agent exchange over stdio.
 
-Pure message building and checking, no processes (those are :mod:`tournament.process`), so
-the runner, the Python host (:mod:`tournament.host`), ``check-agent`` and the tests share
+Pure message building and checking, no processes (those are :mod:`uno_env.tournament.process`), so
+the runner, the Python host (:mod:`uno_env.tournament.host`), ``check-agent`` and the tests share
 one definition. The protocol is specified in ``docs/protocol.md``; every message is an
 instance of ``docs/protocol.schema.json``.
 

@@ -1,7 +1,7 @@
 """``uno-env replay``: a recorded game in the terminal or as a web page.
 
-Apart from :mod:`tournament.replay` so that the record functions there stay below the pages
-of :mod:`tournament.web` (which build on them)."""
+Apart from :mod:`uno_env.tournament.replay` so that the record functions there stay below the pages
+of :mod:`uno_env.tournament.web` (which build on them)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tournament.replay import pick, read_records, show
-from tournament.web.pages import replay_html
+from uno_env.tournament.replay import pick, read_records, show
+from uno_env.tournament.web.pages import replay_html
 
 
 # --- CLI ------------------------------------------------------------------------------------

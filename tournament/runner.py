@@ -5,10 +5,10 @@ so the same tournament gives the same records whichever backend plays it and how
 workers there are; results are ordered by game index and rated in that order.
 
 Nothing is lost: every finished game is appended to ``games.jsonl`` in the output folder
-as soon as it ends (one JSON line, see :mod:`tournament.replay`); a tournament stopped by
+as soon as it ends (one JSON line, see :mod:`uno_env.tournament.replay`); a tournament stopped by
 Ctrl-C, a killed process or a dead worker continues from that log with ``resume=True`` and
 ends with exactly the records of an uninterrupted run. An agent that fails (a timeout, a
-crash, an invalid answer: see :mod:`tournament.game`) forfeits that game only.
+crash, an invalid answer: see :mod:`uno_env.tournament.game`) forfeits that game only.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tournament.game import GameTask, play_game
-from tournament.players import check_agent, close_processes
-from tournament.players import load_agent as load_agent  # re-exported: play.py loads agents
-from tournament.process import Limits
-from tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
+from uno_env.tournament.game import GameTask, play_game
+from uno_env.tournament.players import check_agent, close_processes
+from uno_env.tournament.players import load_agent as load_agent  # re-exported: play.py loads agents
+from uno_env.tournament.process import Limits
+from uno_env.tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
 
 BACKENDS = ("local", "ray")
 LOG_NAME = "games.jsonl"

@@ -7,7 +7,7 @@ across the tournaments, the mean half-width of the reported 95% interval, and ho
 that interval holds the pooled win rate (coverage). The ratio of the spreads is the real
 narrowing; its square says how many random-deal games one duplicate game is worth.
 
-    python -m tournament.variance --agents rule,random --games 200 --reps 100 --workers 2
+    python -m uno_env.tournament.variance --agents rule,random --games 200 --reps 100 --workers 2
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from tournament.results import summarize
-from tournament.runner import TournamentConfig, run_tournament
+from uno_env.tournament.results import summarize
+from uno_env.tournament.runner import TournamentConfig, run_tournament
 
 
 class NoisyRule:
     """The rule agent, except that with probability ``eps`` it takes a uniformly random
     legal action: a slightly weaker opponent for measurements
-    (``--agents rule,py:tournament.variance:NoisyRule``)."""
+    (``--agents rule,py:uno_env.tournament.variance:NoisyRule``)."""
 
     def __init__(self, variant: str = "classic", num_players: int = 2, seed: int | None = None,
                  eps: float = 0.2, **options: Any) -> None:
-        from agents import RuleAgent
+        from uno_env.agents import RuleAgent
 
         self.rule = RuleAgent(variant, num_players, seed=seed, **options)
         self.eps = eps
@@ -92,7 +92,7 @@ def measure(base: TournamentConfig, reps: int, workers: int) -> dict[str, dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tournament.variance", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m uno_env.tournament.variance", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agents", default="rule,random")
     p.add_argument("--variant", default="classic")
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--option", action="append", default=[], metavar="K=V")
     a = p.parse_args(argv)
-    from tournament.cli import parse_options
+    from uno_env.tournament.cli import parse_options
 
     base = TournamentConfig(agents=a.agents.split(","), variant=a.variant, players=a.players,
                             games=a.games, options=parse_options(a.variant, a.option),

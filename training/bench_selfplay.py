@@ -3,7 +3,7 @@ engine, the same trainer on the Python engine (``engine: python``, the trainer b
 batch engine) and SB3 MaskablePPO on the single-agent env, all 2-player classic with the
 shipped network (MLP 256x256).
 
-``python -m training.bench_selfplay [--seconds 20] [--rounds 2] [--workers 1]``
+``python -m uno_env.training.bench_selfplay [--seconds 20] [--rounds 2] [--workers 1]``
 
 Each contender runs whole iterations (a rollout, then its PPO update) for ``seconds`` per
 round; rounds alternate so that machine load affects every contender alike. Printed per
@@ -35,7 +35,7 @@ PREVIOUS = {"engine": "python", "num_envs": 64, "rollout_ticks": 128, "epochs": 
 
 
 def selfplay(over: dict[str, Any], out: str) -> Iteration:
-    from training.selfplay import SelfPlayTrainer
+    from uno_env.training.selfplay import SelfPlayTrainer
 
     cfg = yaml.safe_load((CONFIGS / "classic_selfplay.yaml").read_text())
     cfg.update(eval_interval=0, eval_games=0, progress=False, tensorboard=False,
@@ -54,7 +54,7 @@ def selfplay(over: dict[str, Any], out: str) -> Iteration:
 def sb3(out: str) -> Iteration:
     import torch
 
-    from training.sb3_train import build_model, make_vec_env, resolve_config
+    from uno_env.training.sb3_train import build_model, make_vec_env, resolve_config
 
     cfg = yaml.safe_load((CONFIGS / "classic_sb3.yaml").read_text())
     cfg.update(output_dir=out, progress=False)

@@ -1,12 +1,13 @@
 """``uno-env train`` and ``uno-env evaluate`` (listed in ``uno_env.cli.COMMANDS``).
 
-``uno-env train CONFIG [--set key=value ...]`` reads a YAML config from ``configs/train/``
-and runs the trainer its ``trainer:`` key names (``sb3``: :mod:`training.sb3_train`,
-``selfplay``: :mod:`training.selfplay`). ``--set`` overrides a key; dotted keys reach into
+``uno-env train CONFIG [--set key=value ...]`` reads a YAML config (a path, or the name of
+one shipped in ``configs/train/``: ``uno-env train --list``) and runs the trainer its
+``trainer:`` key names (``sb3``: :mod:`uno_env.training.sb3_train`,
+``selfplay``: :mod:`uno_env.training.selfplay`). ``--set`` overrides a key; dotted keys reach into
 sections (``--set ppo.learning_rate=1e-4``) and values are read as YAML.
 
 ``uno-env evaluate --agents A,B --games N`` plays a seat-swapped head-to-head
-(:mod:`training.evaluate`).
+(:mod:`uno_env.training.evaluate`).
 """
 
 from __future__ import annotations
@@ -18,15 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from uno_env.cli import add_game_args, options_dict
+from uno_env.shipped import find_config, format_list, shipped_configs
 
-TRAINERS = {"sb3": "training.sb3_train", "selfplay": "training.selfplay"}
+TRAINERS = {"sb3": "uno_env.training.sb3_train", "selfplay": "uno_env.training.selfplay"}
 
 
 def add_train_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("train", help="train an agent from a YAML config",
-                              description="Train an agent from a YAML config in configs/train/.")
-    p.add_argument("config", help="YAML file (its `trainer:` key picks the trainer: "
-                   f"{', '.join(TRAINERS)})")
+                              description="Train an agent from a YAML config: a path, or the "
+                              "name of a shipped one (--list shows them).")
+    p.add_argument("config", nargs="?",
+                   help="YAML file or shipped config name, e.g. classic_selfplay (its "
+                   f"`trainer:` key picks the trainer: {', '.join(TRAINERS)})")
+    p.add_argument("--list", action="store_true", help="list the shipped configs and exit")
     p.add_argument("--set", dest="overrides", action="append", default=[],
                    metavar="KEY=VALUE",
                    help="override a config key (dotted for sections: ppo.ent_coef=0.02); "
@@ -39,7 +44,8 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "evaluate", help="head-to-head win rates of two agents (seats swapped)",
         description="Play N games between agents A and B, each deal twice with the seats "
         "swapped; report wins, win rates with 95% Wilson intervals and mean points. "
-        "Agent specs: random, rule, ppo:PATH, ppo:VARIANT, sb3:PATH.")
+        "Agent specs: random, rule, ppo:PATH, ppo:VARIANT, sb3:PATH, ismcts[:k=v;...] "
+        "(quote it: ismcts:simulations=100;prior=ppo:classic).")
     p.add_argument("--agents", required=True, metavar="A,B",
                    help="two agent specs separated by a comma, e.g. rule,random")
     p.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
@@ -54,12 +60,11 @@ def add_evaluate_parser(subparsers: Any) -> None:
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
-    """The YAML config at ``path`` with ``KEY=VALUE`` overrides applied."""
+    """The YAML config at ``path`` (or shipped under that name) with ``KEY=VALUE``
+    overrides applied."""
     import yaml
 
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"config {str(path)!r} not found")
+    p = find_config("train", path)
     config = yaml.safe_load(p.read_text()) or {}
     if not isinstance(config, dict):
         raise ValueError(f"config {str(path)!r} must be a YAML mapping")
@@ -89,6 +94,12 @@ def run_config(config: dict[str, Any]) -> Any:
 
 
 def cmd_train(a: argparse.Namespace) -> int:
+    if a.list:
+        print(format_list("train"))
+        return 0
+    if a.config is None:
+        raise ValueError("uno-env train needs a config: a YAML path or a shipped name "
+                         f"({', '.join(shipped_configs('train'))})")
     result = run_config(load_config(a.config, a.overrides))
     if result is not None:
         print(f"saved {result}")
@@ -96,7 +107,7 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
-    from training.evaluate import evaluate, to_json
+    from uno_env.training.evaluate import evaluate, to_json
 
     specs = [s.strip() for s in a.agents.split(",")]
     if len(specs) != 2 or not all(specs):

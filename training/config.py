@@ -131,7 +131,8 @@ SCHEDULES = ("linear", "constant")
 
 @dataclass
 class SelfPlayConfig(TrainerConfig):
-    """Every key a ``trainer: selfplay`` YAML config may have (see :mod:`training.selfplay`)."""
+    """Every key a ``trainer: selfplay`` YAML config may have (see
+    :mod:`uno_env.training.selfplay`)."""
 
     LABEL: ClassVar[str] = "selfplay config"
     TRAINER: ClassVar[str] = "selfplay"
@@ -142,7 +143,7 @@ class SelfPlayConfig(TrainerConfig):
     engine: str = "batch"
     num_envs: int = 64  # games played side by side (per worker)
     workers: int = 1  # rollout workers (batch engine), each with num_envs games
-    ray: bool = False  # run the workers as Ray actors (see training.selfplay.workers)
+    ray: bool = False  # run the workers as Ray actors (see uno_env.training.selfplay.workers)
     ray_address: str | None = None  # ray.init address: null starts a local cluster
     device: str = "cpu"  # cpu | cuda | cuda:N | auto (cuda when available); the learner's
     rollout_ticks: int = 128  # decisions per game between two updates
@@ -152,7 +153,7 @@ class SelfPlayConfig(TrainerConfig):
     # "obs": the value head shares the policy's trunk; "state": a separate value MLP that also
     # reads the other players' hands (training only; the policy never sees them)
     critic: str = "obs"
-    obs_cap: float = 10.0  # see agents.policy.observation_scale
+    obs_cap: float = 10.0  # see uno_env.agents.policy.observation_scale
     lr: float = 3e-4
     lr_final: float = 3e-5
     lr_schedule: str = "linear"
@@ -191,7 +192,7 @@ class SelfPlayConfig(TrainerConfig):
     deterministic: bool = True  # torch.use_deterministic_algorithms during the run
 
     def validate(self) -> None:
-        from agents.policy import config_key
+        from uno_env.agents.policy import config_key
 
         super().validate()
         positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",
@@ -248,7 +249,7 @@ class SB3PPOConfig(Config):
 
 @dataclass
 class SB3Config(TrainerConfig):
-    """Every key a ``trainer: sb3`` YAML config may have (see :mod:`training.sb3_train`)."""
+    """Every key a ``trainer: sb3`` YAML config may have (see :mod:`uno_env.training.sb3_train`)."""
 
     LABEL: ClassVar[str] = "sb3 config"
     TRAINER: ClassVar[str] = "sb3"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.base import Agent, seed_agent
+from uno_env.agents.base import Agent, seed_agent
 from uno_env.seeding import derive_seed
 from uno_env.stats import wilson_counts
 
@@ -142,7 +142,7 @@ def _instance(spec: Any, variant: str, num_players: int, options: dict[str, Any]
     """An agent object as given, or a fresh one loaded from its spec."""
     if not isinstance(spec, str):
         return spec
-    import agents
+    from uno_env import agents
 
     return agents.load(spec, variant=variant, num_players=num_players, seed=seat, **options)
 

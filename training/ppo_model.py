@@ -1,7 +1,8 @@
-"""The policy network and its file format moved to :mod:`agents.policy` (playing a checkpoint
-needs them, and ``agents`` must not import ``training``); re-exported here for old imports."""
+"""The policy network and its file format moved to :mod:`uno_env.agents.policy` (playing a
+checkpoint needs them, and ``agents`` must not import ``training``); re-exported here for old
+imports."""
 
-from agents.policy import (
+from uno_env.agents.policy import (
     FORMAT,
     FORMAT_VERSION,
     MASKED_LOGIT,

@@ -2,11 +2,11 @@
 
 One learning seat plays against opponents drawn from a pool (``random``, ``rule``, frozen
 checkpoints as ``sb3:PATH`` / ``ppo:PATH``) in ``n_envs`` copies of
-:class:`training.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
+:class:`uno_env.training.single_agent.SingleAgentEnv`. The run writes, under ``output_dir``:
 ``model.zip`` (the final model; load it as the agent ``sb3:output_dir/model.zip``),
 ``checkpoints/model_<steps>_steps.zip``, ``tb/`` (TensorBoard logs) and ``config.yaml``
-(the resolved config; keys and defaults in :class:`training.config.SB3Config`).
-``uno-env train configs/train/classic_sb3.yaml`` runs it.
+(the resolved config; keys and defaults in :class:`uno_env.training.config.SB3Config`).
+``uno-env train classic_sb3`` runs it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from training.config import SB3Config
-from training.single_agent import SingleAgentEnv
+from uno_env.training.config import SB3Config
+from uno_env.training.single_agent import SingleAgentEnv
 
 SCORE_SCALE = 500.0  # scale of the unbounded pieces (match scores)
 
@@ -71,8 +71,8 @@ class ProgressBar(BaseCallback):
 
 
 def resolve_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The config (:class:`training.config.SB3Config`: defaults, types, unknown keys refused)
-    as a plain dict."""
+    """The config (:class:`uno_env.training.config.SB3Config`: defaults, types, unknown keys
+    refused) as a plain dict."""
     return SB3Config.from_dict(config).to_dict()
 
 

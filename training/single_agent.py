@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import agents
+from uno_env import agents
 from uno_env.env import DEFAULT_MAX_STEPS, raw_env
 from uno_env.rules import IllegalActionError
 

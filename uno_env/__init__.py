@@ -34,11 +34,11 @@ _FROM_ENV = ("env", "raw_env", "DEFAULT_MAX_STEPS")
 
 def register_gym() -> str:
     """Register the Gymnasium id (once) and return it. A string entry point: the env
-    (training.single_agent, above the agents layer) is imported by gymnasium.make only."""
+    (uno_env.training.single_agent, above the agents layer) is imported by gymnasium.make only."""
     import gymnasium
 
     if _GYM_ID not in gymnasium.registry:
-        gymnasium.register(_GYM_ID, entry_point="training.single_agent:SingleAgentEnv")
+        gymnasium.register(_GYM_ID, entry_point="uno_env.training.single_agent:SingleAgentEnv")
     return _GYM_ID
 
 

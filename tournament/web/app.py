@@ -1,7 +1,7 @@
 """The web app of ``uno-env serve``: a person plays against agents in the browser.
 
 FastAPI serves one page (``static/play.html``) and a small JSON API; the game
-logic is :class:`~tournament.web.session.Session`. The server binds to 127.0.0.1 unless told
+logic is :class:`~uno_env.tournament.web.session.Session`. The server binds to 127.0.0.1 unless told
 otherwise, offers only the agents it was started with (a page cannot make it import code),
 and answers bad input with a 4xx and ``{"error": message}``, leaving the game unchanged:
 
@@ -27,12 +27,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, StrictInt
 from starlette.exceptions import HTTPException
 
-from tournament.cli import coerce_option
-from tournament.replay import append_record
-from tournament.web.pages import replay_html
-from tournament.web.session import Refused, Session
-from tournament.web.view import card_table
 from uno_env import Game, list_variants
+from uno_env.tournament.cli import coerce_option
+from uno_env.tournament.replay import append_record
+from uno_env.tournament.web.pages import replay_html
+from uno_env.tournament.web.session import Refused, Session
+from uno_env.tournament.web.view import card_table
 
 MAX_GAMES = 64
 """Games kept in memory; the oldest finished (else oldest) one makes room for a new one."""
@@ -60,7 +60,7 @@ def create_app(agents: list[str], save: Path | None = None) -> FastAPI:
     app = FastAPI(title="uno-env", docs_url=None, redoc_url=None, openapi_url=None)
     games: OrderedDict[str, Session] = OrderedDict()
     app.state.games = games
-    static = resources.files("tournament.web").joinpath("static")
+    static = resources.files("uno_env.tournament.web").joinpath("static")
 
     def fail(status: int, message: str) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)

@@ -14,15 +14,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tournament.replay import _differences, new_env, outcome, replay_into
-from tournament.web.view import PHASE_LABELS, card_table, effects, frame, public_facts
+from uno_env.tournament.replay import _differences, new_env, outcome, replay_into
+from uno_env.tournament.web.view import PHASE_LABELS, card_table, effects, frame, public_facts
 
 ASSETS = ("uno.css", "uno.js", "replay.js")
 
 
 def asset(name: str) -> str:
     """The text of a file of ``tournament/web/static``."""
-    return resources.files("tournament.web").joinpath("static", name).read_text("utf-8")
+    return resources.files("uno_env.tournament.web").joinpath("static", name).read_text("utf-8")
 
 
 def script_json(data: Any) -> str:

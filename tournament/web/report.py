@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tournament.web.pages import asset, replay_html, write_assets
+from uno_env.tournament.web.pages import asset, replay_html, write_assets
 
 REPLAYS = "replays"
 

@@ -1,6 +1,6 @@
 """``uno-env serve``: a local web server (FastAPI on uvicorn) to play against agents.
 
-Only this small module is imported by the command line; the app (:mod:`tournament.web.app`)
+Only this small module is imported by the command line; the app (:mod:`uno_env.tournament.web.app`)
 and its framework load when the command runs, so the rest of ``uno-env`` works without the
 ``web`` extra.
 """
@@ -32,7 +32,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from tournament.web.app import create_app
+        from uno_env.tournament.web.app import create_app
     except ImportError as err:
         raise ValueError(f"serve needs the web extra (pip install 'uno-env[web]'): {err}"
                          ) from None
@@ -52,8 +52,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
 def _check_playable(spec: str) -> None:
     """Refuse at start an agent that cannot play any variant with 2 players (a typo), rather
     than offer it on the page; which games it suits is checked when one starts."""
-    from tournament.runner import check_agent
     from uno_env import list_variants
+    from uno_env.tournament.runner import check_agent
 
     errors = []
     for variant in list_variants():

@@ -13,7 +13,6 @@ import secrets
 import threading
 from typing import Any
 
-from tournament.web.view import PHASE_LABELS, effects, hidden_decision, public_facts, seat_view
 from uno_env.actions import (
     ACCEPT,
     CATCH,
@@ -28,6 +27,13 @@ from uno_env.actions import (
     UNO,
 )
 from uno_env.rules.state import PHASES
+from uno_env.tournament.web.view import (
+    PHASE_LABELS,
+    effects,
+    hidden_decision,
+    public_facts,
+    seat_view,
+)
 
 KINDS = {PLAY: "play", PLAY_TWO: "play-two", PLAY_FLEX: "play-flex", DRAW: "draw",
          PASS: "pass", COLOR: "color", CHALLENGE: "challenge", ACCEPT: "accept", UNO: "uno",
@@ -48,9 +54,9 @@ class Session:
 
     def __init__(self, variant: str, opponents: list[str], seat: int = 0,
                  seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        from tournament.runner import check_agent, load_agent
-        from tournament.schedule import agent_seed, make_deal
         from uno_env import Game, raw_env
+        from uno_env.tournament.runner import check_agent, load_agent
+        from uno_env.tournament.schedule import agent_seed, make_deal
 
         options = dict(options or {})
         n = 1 + len(opponents)
@@ -203,7 +209,7 @@ class Session:
                 "phase": PHASES[engine.phase]}
 
     def record(self) -> dict[str, Any]:
-        """The game as a replayable record (see :mod:`tournament.replay`); it names every
+        """The game as a replayable record (see :mod:`uno_env.tournament.replay`); it names every
         card of the deck, so it is given out only once the game is over."""
         if not self.over:
             raise Refused(409, "the game is still being played: its record would show every "

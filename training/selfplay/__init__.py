@@ -3,10 +3,10 @@
 How a run goes (``train(config)``; keys and defaults in :class:`SelfPlayConfig`):
 
 * ``num_envs`` games per rollout worker run side by side: on the batch engine
-  (``engine: batch``, the default: :mod:`training.selfplay.vector_rollout` on
+  (``engine: batch``, the default: :mod:`uno_env.training.selfplay.vector_rollout` on
   ``uno_env.vector_env``; ``workers`` of them, in-process or as Ray actors,
-  :mod:`training.selfplay.workers`) or as ``raw_env`` games (``engine: python``,
-  :mod:`training.selfplay.rollout`). Each game, at its start, gets
+  :mod:`uno_env.training.selfplay.workers`) or as ``raw_env`` games (``engine: python``,
+  :mod:`uno_env.training.selfplay.rollout`). Each game, at its start, gets
   one *learner* seat at random; every other seat is drawn from the opponent pool
   (``opponents``: ``self`` is the learning policy again, ``rule`` / ``random`` the agents of
   :mod:`agents`, ``frozen`` a past version of the policy, kept every ``pool_interval``
@@ -41,11 +41,11 @@ small: what ``agents.load("ppo:PATH")`` reads), ``curve.json`` (evaluation win r
 training), ``tb/`` (TensorBoard).
 """
 
-from training.config import SelfPlayConfig
-from training.selfplay.evaluation import evaluate_policy
-from training.selfplay.reporting import plot_curve, write_results
-from training.selfplay.rollout import sample_actions
-from training.selfplay.trainer import SelfPlayTrainer, train
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.evaluation import evaluate_policy
+from uno_env.training.selfplay.reporting import plot_curve, write_results
+from uno_env.training.selfplay.rollout import sample_actions
+from uno_env.training.selfplay.trainer import SelfPlayTrainer, train
 
 __all__ = ["SelfPlayConfig", "SelfPlayTrainer", "evaluate_policy", "plot_curve",
            "sample_actions", "train", "write_results"]

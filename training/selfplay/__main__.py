@@ -1,4 +1,4 @@
-"""``python -m training.selfplay``: train from a config, or evaluate a run's policy."""
+"""``python -m uno_env.training.selfplay``: train from a config, or evaluate a run's policy."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from training.selfplay.reporting import write_results
-from training.selfplay.trainer import train
+from uno_env.training.selfplay.reporting import write_results
+from uno_env.training.selfplay.trainer import train
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m training.selfplay CONFIG [key=value ...]`` trains (``uno-env train`` does
-    the same through ``training.cli``);
-    ``python -m training.selfplay results RUN_DIR POLICY GAMES OUT_JSON OUT_PNG [WORKERS]``
+    """``python -m uno_env.training.selfplay CONFIG [key=value ...]`` trains (``uno-env train`` does
+    the same through ``uno_env.training.cli``);
+    ``python -m uno_env.training.selfplay results RUN_DIR POLICY GAMES OUT_JSON OUT_PNG [WORKERS]``
     evaluates a policy and plots its run's curve (see :func:`write_results`)."""
     import yaml
 

@@ -1,7 +1,7 @@
 """Greedy evaluation of a self-play policy during training: the policy's network in one seat,
 an ``agents.load`` opponent in every other, all running games' policy decisions batched.
 
-(``training.evaluate`` is the head-to-head evaluation of any two agents, each deal played
+(``uno_env.training.evaluate`` is the head-to-head evaluation of any two agents, each deal played
 twice with the seats swapped; the results tables use that one.)"""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet
-from training.selfplay.rollout import sample_actions
 from uno_env import raw_env
+from uno_env.agents.policy import PolicyNet
 from uno_env.seeding import slot_seed
 from uno_env.stats import wilson_counts
+from uno_env.training.selfplay.rollout import sample_actions
 
 
 def evaluate_policy(net: PolicyNet, opponent: str, games: int, variant: str = "classic",
@@ -28,7 +28,7 @@ def evaluate_policy(net: PolicyNet, opponent: str, games: int, variant: str = "c
     Policy decisions of all running games are batched. A game counts as won when the
     policy's seat is paid a positive reward; truncated games count as not won.
     """
-    import agents
+    from uno_env import agents
 
     opts = dict(options or {})
     k = max(1, min(num_envs, games))
@@ -110,7 +110,7 @@ def evaluate_policy_batch(net: PolicyNet, opponent: str, games: int, variant: st
     games each (so long games count as often as short ones), slot ``i`` dealt from
     ``seed + i`` and continuing its seeder, the policy in seat ``(i + g) % num_players`` of
     the slot's ``g``-th game. Reports the games actually played (``>= games``)."""
-    import agents
+    from uno_env import agents
     from uno_env.batch.vector import VectorEnv
 
     opts = dict(options or {})

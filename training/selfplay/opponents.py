@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet
-from training.config import OPPONENT_KINDS, SelfPlayConfig
+from uno_env.agents.policy import PolicyNet
 from uno_env.seeding import slot_seed
+from uno_env.training.config import OPPONENT_KINDS, SelfPlayConfig
 
 # Seat kinds inside the runner.
 LEARNER, RULE, RANDOM, FROZEN = range(4)
@@ -32,7 +32,7 @@ class AgentCache:
         key = (slot, seat, f"{role}:{spec}")
         agent = self.cache.get(key)
         if agent is None:
-            import agents
+            from uno_env import agents
 
             cfg = self.cfg
             offset = 0 if role == "opponent" else TEACHER_OFFSET

@@ -6,8 +6,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy import PolicyNet
-from training.config import SelfPlayConfig
+from uno_env.agents.policy import PolicyNet
+from uno_env.training.config import SelfPlayConfig
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, cfg: SelfPlayConfig,

@@ -1,5 +1,5 @@
 """Reports of a self-play run: the training curve plot, and the results file of a trained
-policy (``python -m training.selfplay results ...``)."""
+policy (``python -m uno_env.training.selfplay results ...``)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,9 @@ def plot_curve(curve: Sequence[dict[str, Any]], path: str | Path, title: str = "
 def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json: str | Path,
                   out_png: str | Path, seed: int = 0, workers: int = 1,
                   opponents: Sequence[str] = ("random", "rule")) -> dict[str, Any]:
-    """Evaluate a trained policy against each opponent with ``training.evaluate`` (each deal
+    """Evaluate a trained policy against each opponent with ``uno_env.training.evaluate`` (each deal
     twice, seats swapped), plot the run's training curve and write both to ``docs/results``."""
-    from training.evaluate import evaluate
+    from uno_env.training.evaluate import evaluate
 
     run = Path(run_dir)
     ck = torch.load(run / "checkpoint_last.pt", map_location="cpu", weights_only=True)

@@ -2,8 +2,8 @@
 learner decisions batched through the policy and recorded in per-seat chains.
 
 This is the ``engine: python`` rollout (``raw_env`` games, one Python call per decision);
-the default is :mod:`training.selfplay.vector_rollout` on the batch engine. Both fill a
-:class:`training.selfplay.buffer.DecisionBuffer` (per-seat chains, GAE, carry-over).
+the default is :mod:`uno_env.training.selfplay.vector_rollout` on the batch engine. Both fill a
+:class:`uno_env.training.selfplay.buffer.DecisionBuffer` (per-seat chains, GAE, carry-over).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet
-from training.config import SelfPlayConfig
-from training.selfplay.buffer import DecisionBuffer
-from training.selfplay.opponents import (
+from uno_env import raw_env
+from uno_env.agents.policy import PolicyNet
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.buffer import DecisionBuffer
+from uno_env.training.selfplay.opponents import (
     FROZEN,
     LEARNER,
     AgentCache,
     OpponentPool,
 )
-from uno_env import raw_env
 
 
 def sample_actions(logits: np.ndarray, rng: np.random.Generator, greedy: bool

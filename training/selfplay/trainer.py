@@ -1,6 +1,7 @@
 """The self-play PPO learner: network, optimiser, PPO update, checkpoints and the training
-loop; games are played by :mod:`training.selfplay.rollout`, seats filled by
-:mod:`training.selfplay.opponents`, progress measured by :mod:`training.selfplay.evaluation`."""
+loop; games are played by :mod:`uno_env.training.selfplay.rollout`, seats filled by
+:mod:`uno_env.training.selfplay.opponents`, progress measured by
+:mod:`uno_env.training.selfplay.evaluation`."""
 
 from __future__ import annotations
 
@@ -15,21 +16,21 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import (
+from uno_env import ObservationLayout
+from uno_env.agents.policy import (
     PolicyNet,
     config_key,
     observation_scale,
     policy_payload,
     save_policy,
 )
-from training.config import SelfPlayConfig
-from training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
-from training.selfplay.opponents import AgentCache, OpponentPool
-from training.selfplay.ppo import ppo_update
-from training.selfplay.rollout import Rollout, make_env
-from training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
-from uno_env import ObservationLayout
 from uno_env.seeding import streams
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
+from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
+from uno_env.training.selfplay.ppo import ppo_update
+from uno_env.training.selfplay.rollout import Rollout, make_env
+from uno_env.training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
 
 
 def resolve_device(name: str) -> torch.device:

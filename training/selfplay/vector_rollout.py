@@ -5,11 +5,12 @@ game whose acting seat is a learner seat (frozen past versions: one forward per 
 
 A :class:`VectorRollout` is a self-contained *worker*: its games, its copy of the policy and
 of the frozen pool, its random streams (:func:`worker_streams`) and its
-:class:`~training.selfplay.buffer.DecisionBuffer`. :meth:`VectorRollout.run` plays
+:class:`~uno_env.training.selfplay.buffer.DecisionBuffer`. :meth:`VectorRollout.run` plays
 ``rollout_ticks`` ticks and returns the trainable decisions with their advantages, so the
-same object runs in the learner's process or as a Ray actor (:mod:`training.selfplay.workers`)
-and gives the same numbers. :meth:`VectorRollout.state` holds everything in flight (games,
-agents' memories, pending decisions), so a resumed run continues exactly.
+same object runs in the learner's process or as a Ray actor
+(:mod:`uno_env.training.selfplay.workers`) and gives the same numbers.
+:meth:`VectorRollout.state` holds everything in flight (games, agents' memories, pending
+decisions), so a resumed run continues exactly.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policy import PolicyNet
-from training.config import SelfPlayConfig
-from training.selfplay.buffer import DecisionBuffer
-from training.selfplay.opponents import (
+from uno_env.agents.policy import PolicyNet
+from uno_env.batch.vector import VectorEnv
+from uno_env.seeding import derive_seed
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.buffer import DecisionBuffer
+from uno_env.training.selfplay.opponents import (
     FROZEN,
     LEARNER,
     RANDOM,
@@ -32,9 +35,7 @@ from training.selfplay.opponents import (
     agent_state,
     set_agent_state,
 )
-from training.selfplay.rollout import sample_actions
-from uno_env.batch.vector import VectorEnv
-from uno_env.seeding import derive_seed
+from uno_env.training.selfplay.rollout import sample_actions
 
 AGENT_SALT = 7  # the agents' seed of worker w is derive_seed(seed, w, AGENT_SALT)
 

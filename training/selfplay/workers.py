@@ -3,7 +3,7 @@ each with its own ``num_envs`` games and random streams, run in the learner's pr
 after the other (:class:`LocalWorkers`) or as Ray actors in parallel (:class:`RayWorkers`).
 
 Both give the learner the same batches for the same seed (worker ``w`` draws its deals,
-seats and actions from :func:`~training.selfplay.vector_rollout.worker_streams` whatever
+seats and actions from :func:`~uno_env.training.selfplay.vector_rollout.worker_streams` whatever
 process it lives in), so ``ray: true`` changes the speed of a run, not its numbers.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.config import SelfPlayConfig
-from training.selfplay.vector_rollout import VectorRollout
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.vector_rollout import VectorRollout
 
 Result = tuple[dict[str, np.ndarray], dict[str, Any]]
 

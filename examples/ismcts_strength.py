@@ -1,0 +1,112 @@
+"""The ISMCTS agent's results table and strength-versus-budget curve (README, Agents).
+
+Plays ``uno-env evaluate``-style matches (every deal twice, seats swapped, 95% Wilson
+intervals) and writes ``OUT/ismcts_results.json`` and ``OUT/ismcts_budget_curve.png``:
+
+- the table: ``ismcts:time_per_move=T`` with ``prior=rule`` and ``prior=ppo:VARIANT``,
+  against ``rule`` and against the shipped PPO agent (at the table it was trained at);
+- the curve: win rate against ``rule`` at each simulation budget, without a prior (UCT),
+  with the default-policy prior and with the policy network's prior and value.
+
+The issue's targets need ``--games 2000`` or more (about a day of one core at 0.25 s per
+move; ``--workers`` splits the games over processes, one per core, so the per-move budget
+stays a one-core budget only while there are at least as many cores as workers). Usage::
+
+    python examples/ismcts_strength.py [--games 2000] [--workers 8] [--time 0.25]
+        [--budgets 10,100,1000] [--variant classic] [--out docs/results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from uno_env import agents
+from uno_env.training.evaluate import evaluate
+
+
+def row(spec: str, opponent: str, games: int, variant: str, workers: int,
+        seed: int) -> dict[str, Any]:
+    """One match; against a PPO agent at the table of rules it was trained at."""
+    t = time.perf_counter()
+    opts = agents.trained_options(opponent)
+    r = evaluate(spec, opponent, games, variant=variant, seed=seed, workers=workers,
+                 options=opts)
+    a = r.agents[0]
+    out = {"agent": spec, "opponent": opponent, "games": games, "wins": a.wins,
+           "win_rate": a.win_rate, "ci95": [a.ci_low, a.ci_high],
+           "seconds": round(time.perf_counter() - t, 1), "options": opts,
+           "command": f"uno-env evaluate --agents '{spec},{opponent}' --variant {variant} "
+                      f"--games {games} --seed {seed}"
+                      + "".join(f" --option {k}={v}" for k, v in opts.items())}
+    print(f"{spec:45s} vs {opponent:12s} {a.win_rate:6.1%} [{a.ci_low:.1%}, {a.ci_high:.1%}]"
+          f"  ({games} games, {out['seconds']} s)", flush=True)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--time", type=float, default=0.25, help="seconds per move for the table")
+    p.add_argument("--budgets", default="10,100,1000", help="simulations for the curve")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="docs/results")
+    p.add_argument("--no-table", action="store_true", help="only the curve")
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    v = a.variant
+    results: dict[str, Any] = {"variant": v, "num_players": 2, "table": [], "curve": []}
+    priors = (None, "rule", f"ppo:{v}")
+    if not a.no_table:
+        for prior in priors[1:]:
+            spec = f"ismcts:time_per_move={a.time};prior={prior}"
+            for opponent in ("rule", f"ppo:{v}"):
+                results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
+    budgets = [int(x) for x in a.budgets.split(",")]
+    for prior in priors:
+        for sims in budgets:
+            spec = f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
+            r = row(spec, "rule", a.games, v, a.workers, a.seed)
+            r.update(simulations=sims, prior=prior)
+            results["curve"].append(r)
+    (out / "ismcts_results.json").write_text(json.dumps(results, indent=2) + "\n")
+    plot(results["curve"], out / "ismcts_budget_curve.png", v)
+    print(f"wrote {out / 'ismcts_results.json'} and {out / 'ismcts_budget_curve.png'}")
+
+
+def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    labels = {None: "UCT, rollouts", "rule": "PUCT, default-policy prior"}
+    for prior in dict.fromkeys(r["prior"] for r in curve):
+        label = labels.get(prior, f"PUCT, {prior} prior and value")
+        pts = [r for r in curve if r["prior"] == prior]
+        if not pts:
+            continue
+        xs = [r["simulations"] for r in pts]
+        ys = [100 * r["win_rate"] for r in pts]
+        lo = [100 * (r["win_rate"] - r["ci95"][0]) for r in pts]
+        hi = [100 * (r["ci95"][1] - r["win_rate"]) for r in pts]
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
+    ax.axhline(50, color="grey", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("simulations per move")
+    ax.set_ylabel("win rate vs rule (%), 95% CI")
+    ax.set_title(f"ismcts, {variant}, 2 players")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""The ISMCTS search agent (uno_env.agents.ismcts): legal play everywhere, no reading of hidden cards,
+specs and budgets."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from uno_env import agents, raw_env
+from uno_env.agents.ismcts import ISMCTSAgent
+from uno_env.determinize import determinize
+from uno_env.training.evaluate import evaluate
+
+CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip", 3),
+           ("flip", 4), ("flex", 2), ("flex", 3), ("flex", 4), ("express", 2),
+           ("express", 3), ("express", 4)]
+
+
+@pytest.mark.parametrize(("variant", "n"), CONFIGS)
+def test_every_variant_plays_legal_games_to_the_end(variant: str, n: int) -> None:
+    env = raw_env(variant, num_players=n, uno_catch="decision")
+    players = [ISMCTSAgent(variant, n, simulations=4, seed=s, uno_catch="decision")
+               for s in range(n)]
+    env.reset(seed=11)
+    for p in players:
+        p.reset()
+    decisions = 0
+    for agent in env.agent_iter(max_iter=5000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = players[env.agent_name_mapping[agent]].act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        decisions += 1
+    assert env.engine.is_over and decisions > 0
+
+
+def _hidden_variants(env, count: int) -> list[dict]:
+    """Snapshots of the same position with other hidden cards (each a consistent deal)."""
+    s = env.engine
+    seat = s.current
+    obs = env.layout.build(s, seat)
+    mask = np.zeros(env.game.num_actions, dtype=np.int8)
+    mask[s.legal] = 1
+    base = env.snapshot()
+    out = []
+    for i in range(count):
+        alt = determinize(env.game, obs, mask, random.Random(1000 + i), seat=seat)
+        d = alt.to_dict()
+        snap = dict(base)
+        snap.update({k: d[k] for k in ("draw_pile", "discard", "known_hidden")})
+        snap["hands"] = {env.possible_agents[q]: h for q, h in enumerate(d["hands"])}
+        out.append(snap)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["classic", "flip"])
+def test_decision_ignores_the_hidden_cards(variant: str) -> None:
+    """The same observation over different actual deals gives the same move (fixed seed)."""
+    env = raw_env(variant, num_players=2)
+    env.reset(seed=21)
+    rng = random.Random(0)
+    checked = 0
+    while checked < 3 and not env.engine.is_over:
+        s = env.engine
+        if len(s.legal) > 2:
+            moves, opp_hands = set(), set()
+            real = env.snapshot()
+            for snap in [real, *_hidden_variants(env, 4)]:
+                env.restore(snap)
+                opp_hands.add(tuple(env.engine.counts[1 - env.engine.current]))
+                o = env.observe(env.agent_selection)
+                agent = ISMCTSAgent(variant, 2, simulations=30, seed=5)
+                moves.add(agent.act(o["observation"], o["action_mask"]))
+            assert len(opp_hands) > 1  # the deals really differ
+            assert len(moves) == 1
+            checked += 1
+            env.restore(real)
+        env.step(rng.choice(env.engine.legal))
+    assert checked == 3
+
+
+def test_spec_strings() -> None:
+    a = agents.load("ismcts:simulations=7;c=0.5", variant="classic", num_players=2, seed=1)
+    assert isinstance(a, ISMCTSAgent) and a.simulations == 7 and a.c == 0.5
+    b = agents.load("ismcts", variant="flip", num_players=3, time_per_move=0.1)
+    assert isinstance(b, ISMCTSAgent) and b.time_per_move == 0.1 and b.simulations is None
+    with pytest.raises(ValueError, match="bad ismcts setting 'depth=3'"):
+        agents.load("ismcts:depth=3")
+    with pytest.raises(ValueError, match="simulations must be a int"):
+        agents.load("ismcts:simulations=many")
+    with pytest.raises(ValueError, match="simulations must be a positive integer"):
+        agents.load("ismcts:simulations=0")
+
+
+def test_time_budget_bounds_a_decision() -> None:
+    env = raw_env("classic", num_players=2)
+    env.reset(seed=4)
+    agent = ISMCTSAgent("classic", 2, time_per_move=0.05, seed=0)
+    o = env.observe(env.agent_selection)
+    t = time.perf_counter()
+    agent.act(o["observation"], o["action_mask"])
+    assert time.perf_counter() - t < 2.0  # 0.05 s plus one iteration, with slack for load
+    assert agent.last_iterations >= 1
+
+
+def test_prior_guides_the_search() -> None:
+    agent = agents.load("ismcts:simulations=20;prior=ppo:classic", variant="classic",
+                        num_players=2, seed=0)
+    assert isinstance(agent, ISMCTSAgent) and agent.net is not None
+    env = raw_env("classic", num_players=2)
+    env.reset(seed=8)
+    o = env.observe(env.agent_selection)
+    assert o["action_mask"][agent.act(o["observation"], o["action_mask"])] == 1
+
+
+def test_plays_in_evaluate() -> None:
+    result = evaluate("ismcts:simulations=5", "random", games=2, seed=3)
+    assert result.games == 2 and sum(r.wins for r in result.agents) + result.no_winner == 2
+
+
+def test_plays_in_a_tournament() -> None:
+    """A spec with two settings stays one agent in a tournament (``;`` inside the spec)."""
+    from uno_env.tournament.runner import TournamentConfig, run_tournament
+
+    records = run_tournament(TournamentConfig(
+        agents=["ismcts:simulations=3;c=1.0", "rule", "random"], players=3, games=2, seed=2),
+        progress=False)
+    assert len(records) >= 2  # duplicate deals: each seating of the deal
+    assert all("ismcts:simulations=3;c=1.0" in r["agents"] for r in records)
