@@ -9,16 +9,19 @@ Everything is relative to the observer: other players appear in seat order after
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from uno_env.cards import NUM_COLORS, WILD
-from uno_env.rules.state import P_OVER, PHASES
+from uno_env.rules.state import P_CATCH, P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.state import State
+
+_F32 = np.float32
 
 
 @dataclass(frozen=True)
@@ -120,20 +123,19 @@ class ObservationLayout:
         nf = self._nf
         if state.side:
             b[self._dark] = 1
+        # each hand's cards through chain(): a Flip hand is ~110 face lists, most empty
         o = self._opp_hidden
         for q in self._seats[seat]:
-            for held in state.held[q]:
-                for c in held:
-                    b[o + hidden[c]] += 1
+            for c in chain.from_iterable(state.held[q]):
+                b[o + hidden[c]] += 1
             o += nf
         if state.draw_pile:
             b[self._pile_hidden + hidden[state.draw_pile[-1]]] = 1
         known = state.known
         o = self._own_hidden
-        for held in state.held[seat]:
-            for c in held:
-                if known[c]:
-                    b[o + hidden[c]] += 1
+        for c in chain.from_iterable(state.held[seat]):
+            if known[c]:
+                b[o + hidden[c]] += 1
 
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by piece name (also accepts the PettingZoo observation dict)."""
@@ -155,7 +157,11 @@ class ObservationLayout:
         to_act = state.current == seat and phase != P_OVER
         if to_act:
             b[self._phase + phase] = 1
-            victim = state.catch_victim()
+            # state.catch_victim(), inlined: the common case (no catch) costs no call
+            if phase == P_CATCH:
+                victim = state.play_seat
+            else:
+                victim = state.catch_victim() if state._catch_any else -1
             if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
                 b[self._catch + (victim - seat) % state.n] = 1
         b[self._pending] = min(state.pending, 255)
@@ -187,7 +193,7 @@ class ObservationLayout:
             for q in self._seats[seat]:
                 b[o] = power[q]
                 o += 1
-        out = np.frombuffer(b, dtype=np.uint8).astype(np.float32)
+        out = np.array(b, dtype=_F32)  # bytes to float32 in one call (the same values)
         scores = state.scores
         if any(scores):
             at = self._score

@@ -68,7 +68,8 @@ class TerminateIllegalWrapper(_Forward, wrappers.TerminateIllegalWrapper):
         raw = self._raw
         if agent == raw.agent_selection:
             self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
+            info = raw.infos.get(agent)
+            self._prev_info = {} if info is None else info
         return obs
 
     def step(self, action: Any) -> None:
@@ -135,3 +136,13 @@ class OrderEnforcingWrapper(_Forward, wrappers.OrderEnforcingWrapper):
         if self._has_reset:
             return self.env.observe(agent)
         return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        """AECEnv.last reading the bare env's dicts directly (the same values)."""
+        if not self._has_reset:
+            return super().last(observe)  # PettingZoo's error before reset
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.observe(agent) if observe else None
+        return (obs, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])

@@ -49,13 +49,30 @@ class SplitMix64:
         if not 0 < n < TWO32:
             raise ValueError(f"below(n) needs 1 <= n < 2**32, got {n}")
         limit = TWO32 - TWO32 % n
-        while True:
-            r = self.next_u64() >> 32
+        z = self.state
+        while True:  # next_u64 and mix64, inlined (the hot path of every deal and draw)
+            z = (z + GOLDEN) & MASK64
+            r = ((z ^ (z >> 30)) * MUL1) & MASK64
+            r = ((r ^ (r >> 27)) * MUL2) & MASK64
+            r = (r ^ (r >> 31)) >> 32
             if r < limit:
+                self.state = z
                 return r % n
 
     def shuffle(self, xs: list[Any]) -> None:
-        """Fisher–Yates in place, from the last position down."""
+        """Fisher–Yates in place, from the last position down (``below`` inlined: a deal
+        draws a hundred numbers)."""
+        z = self.state
         for i in range(len(xs) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = TWO32 - TWO32 % n
+            while True:
+                z = (z + GOLDEN) & MASK64
+                r = ((z ^ (z >> 30)) * MUL1) & MASK64
+                r = ((r ^ (r >> 27)) * MUL2) & MASK64
+                r = (r ^ (r >> 31)) >> 32
+                if r < limit:
+                    break
+            j = r % n
             xs[i], xs[j] = xs[j], xs[i]
+        self.state = z
