@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("fastapi")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")  # what starlette.testclient uses
 
 from fastapi.testclient import TestClient  # noqa: E402
 from web_helpers import entitled, leaked  # noqa: E402
