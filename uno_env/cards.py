@@ -8,6 +8,7 @@ action meanings, snapshots, rendering).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 NUM_COLORS = 4
 """Colours per side (a palette)."""
@@ -56,27 +57,37 @@ class Face:
         return self.effect == NUMBER
 
 
+class ActionRow(NamedTuple):
+    """One coloured action card of a deck list: printed once per colour, ``copies`` times."""
+
+    symbol: str
+    effect: str
+    points: int
+    copies: int = 2
+    draw: int = 0
+    symbol_match: bool = True  # False: matches only by colour (E-draw-one)
+
+
 def color_faces(
     colors: tuple[str, ...],
     numbers: dict[int, int],
-    actions: list[tuple[str, str, int, int, int, bool]],
+    actions: list[ActionRow],
     side: int = 0,
 ) -> list[tuple[Face, int]]:
     """Coloured faces with their copy counts per colour.
 
-    ``numbers`` maps a number to its copies per colour; ``actions`` lists
-    ``(symbol, effect, draw, points, copies, symbol_match)``.
+    ``numbers`` maps a number to its copies per colour; ``actions`` lists the action rows.
     """
     out: list[tuple[Face, int]] = []
     for ci, cname in enumerate(colors):
         for num, copies in numbers.items():
             out.append((Face(f"{cname}-{num}", ci, str(num), NUMBER, num, side=side), copies))
-        for symbol, effect, draw, points, copies, sym_match in actions:
+        for a in actions:
             face = Face(
-                f"{cname}-{symbol}", ci, symbol, effect, points, draw=draw,
-                symbol_match=sym_match, side=side,
+                f"{cname}-{a.symbol}", ci, a.symbol, a.effect, a.points, draw=a.draw,
+                symbol_match=a.symbol_match, side=side,
             )
-            out.append((face, copies))
+            out.append((face, a.copies))
     return out
 
 
@@ -91,7 +102,7 @@ def wild_face(
 
 def one_sided_deck(
     numbers: dict[int, int],
-    actions: list[tuple[str, str, int, int, int, bool]],
+    actions: list[ActionRow],
     wilds: list[tuple[Face, int]],
 ) -> tuple[list[Face], list[tuple[int, ...]]]:
     """Faces and cards of a classic-style deck (one face per card, light colours): the

@@ -10,6 +10,7 @@ from uno_env.cards import (
     SKIP,
     WILD_DRAW,
     WILD_PLAIN,
+    ActionRow,
     Face,
     one_sided_deck,
     wild_face,
@@ -38,9 +39,9 @@ class Classic(Variant):
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {0: 1, **{n: 2 for n in range(1, 10)}}
         actions = [  # C-effects, C-score
-            ("skip", SKIP, 0, 20, 2, True),
-            ("reverse", REVERSE, 0, 20, 2, True),
-            ("draw-two", DRAW, 2, 20, 2, True),
+            ActionRow("skip", SKIP, 20),
+            ActionRow("reverse", REVERSE, 20),
+            ActionRow("draw-two", DRAW, 20, draw=2),
         ]
         wilds = [
             (wild_face("wild", WILD_PLAIN, 50), 4),

@@ -11,6 +11,7 @@ from uno_env.cards import (
     SKIP,
     WILD_DRAW,
     WILD_PLAIN,
+    ActionRow,
     Face,
     one_sided_deck,
     wild_face,
@@ -84,9 +85,9 @@ class Express(Variant):
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {0: 1, **{n: 2 for n in range(1, 10)}}
         actions = [  # E-draw-one: Draw One matches only its own colour (no symbol match)
-            ("draw-one", DRAW, 1, 20, 2, False),
-            ("skip", SKIP, 0, 20, 2, True),
-            ("reverse", REVERSE, 0, 20, 2, True),
+            ActionRow("draw-one", DRAW, 20, draw=1, symbol_match=False),
+            ActionRow("skip", SKIP, 20),
+            ActionRow("reverse", REVERSE, 20),
         ]
         wilds = [
             (wild_face("wild", WILD_PLAIN, 50), 4),

@@ -17,6 +17,7 @@ from uno_env.cards import (
     WILD_DRAW,
     WILD_DRAW_COLOR,
     WILD_PLAIN,
+    ActionRow,
     Face,
     color_faces,
     wild_face,
@@ -53,18 +54,18 @@ class Flip(Variant):
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}
         light = color_faces(LIGHT_COLORS, numbers, [  # F-deck, F-score
-            ("draw-one", DRAW, 1, 10, 2, True),
-            ("reverse", REVERSE, 0, 20, 2, True),
-            ("skip", SKIP, 0, 20, 2, True),
-            ("flip", FLIP, 0, 20, 2, True),
+            ActionRow("draw-one", DRAW, 10, draw=1),
+            ActionRow("reverse", REVERSE, 20),
+            ActionRow("skip", SKIP, 20),
+            ActionRow("flip", FLIP, 20),
         ], side=0)
         light.append((wild_face("wild", WILD_PLAIN, 40), 4))
         light.append((wild_face("wild-draw-two", WILD_DRAW, 50, draw=2, challengeable=True), 4))
         dark = color_faces(DARK_COLORS, numbers, [
-            ("draw-five", DRAW, 5, 20, 2, True),
-            ("reverse", REVERSE, 0, 20, 2, True),
-            ("skip-everyone", SKIP_EVERYONE, 0, 30, 2, True),
-            ("flip", FLIP, 0, 20, 2, True),
+            ActionRow("draw-five", DRAW, 20, draw=5),
+            ActionRow("reverse", REVERSE, 20),
+            ActionRow("skip-everyone", SKIP_EVERYONE, 30),
+            ActionRow("flip", FLIP, 20),
         ], side=1)
         dark.append((wild_face("wild-draw-color", WILD_DRAW_COLOR, 60, challengeable=True,
                                side=1), 4))
