@@ -103,3 +103,23 @@ def test_effects_dispatch_to_the_variant_handlers() -> None:
         s = uno_env.State(uno_env.Game(variant, 3, voluntary_draw=True), deck=deck, dealer=0)
         s.step(s.game.actions.index("play red-skip"))
         assert s.current == nxt
+
+
+def test_match_tables_are_per_deck_not_per_name() -> None:
+    """G-match: the match tables are cached per variant object, so a deck that reuses a
+    registered name (here a Classic whose Skips match only by colour) gets its own."""
+    from dataclasses import replace
+
+    from uno_env.cards import SKIP
+    from uno_env.variants.classic import Classic
+
+    class ColourSkips(Classic):
+        def build_deck(self):  # type: ignore[no-untyped-def]
+            faces, cards = super().build_deck()
+            return [replace(f, symbol_match=f.effect != SKIP) for f in faces], cards
+
+    plain, odd = uno_env.Game(Classic(), 2), uno_env.Game(ColourSkips(), 2)
+    assert odd.variant.name == plain.variant.name
+    red, yellow = plain.face_names.index("red-skip"), plain.face_names.index("yellow-skip")
+    assert plain.match_bits[0][red] >> yellow & 1
+    assert not odd.match_bits[0][red] >> yellow & 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,8 +12,10 @@ from uno_env.rules.codes import EFFECT_CODES
 from uno_env.rules.rules import Rules
 from uno_env.variants.base import Variant, find_variant
 
-# Match tables per variant name (they depend on the deck only): see Game.__init__.
-_MATCH_TABLES: dict[str, tuple[list[list[int]], list[list[int]]]] = {}
+# Match tables per variant object (they depend on its deck only): see Game.__init__. Keyed
+# by the object, not its name, so that two decks under one name never share tables.
+_MATCH_TABLES: weakref.WeakKeyDictionary[Variant, tuple[list[list[int]], list[list[int]]]] = (
+    weakref.WeakKeyDictionary())
 
 
 class Game:
@@ -70,7 +73,7 @@ class Game:
         # number or symbol). They depend on the deck alone, so they are built once per variant.
         flex_symbol = [-1 if x is None else symbols.setdefault(x.symbol, len(symbols))
                        for x in flex]
-        tables = _MATCH_TABLES.get(v.name)
+        tables = _MATCH_TABLES.get(v)
         if tables is None:
             by_symbol: dict[int, int] = {}
             for f in F:
@@ -89,7 +92,7 @@ class Game:
                               and self.flex_color[f] == col) for col in range(K.WILD + 1)]
             flex_match = [[flex_wild | flex_color[col] | flex_by_symbol.get(self.face_symbol[t], 0)
                            for t in F] for col in range(K.WILD + 1)]
-            tables = _MATCH_TABLES[v.name] = (match, flex_match)
+            tables = _MATCH_TABLES[v] = (match, flex_match)
         self.match_bits, self.flex_match_bits = tables
         # E-reverse-back: the Reverse of each colour (per side), -1 where there is none.
         self.reverse_face = [[-1] * K.NUM_COLORS for _ in range(self.num_sides)]
