@@ -123,3 +123,27 @@ def test_match_tables_are_per_deck_not_per_name() -> None:
     red, yellow = plain.face_names.index("red-skip"), plain.face_names.index("yellow-skip")
     assert plain.match_bits[0][red] >> yellow & 1
     assert not odd.match_bits[0][red] >> yellow & 1
+
+
+def test_phase_decisions_dispatch_to_the_variant_hooks() -> None:
+    """The legal decisions of the variant phases (jump-in, E-reverse-back, X target) come
+    from Variant.decisions in the variant files; a misspelt phase name is refused."""
+    import pytest
+
+    from uno_env.rules.codes import P_JUMP_IN, P_REVERSE_BACK, P_TARGET
+    from uno_env.rules.legal import decision_table
+    from uno_env.variants.base import jump_in_decisions
+    from uno_env.variants.classic import Classic
+    from uno_env.variants.express import Express, reverse_back_decisions
+    from uno_env.variants.flex import Flex, target_decisions
+
+    assert decision_table(Classic())[P_JUMP_IN] is jump_in_decisions
+    assert decision_table(Classic())[P_REVERSE_BACK] is None
+    assert decision_table(Express())[P_REVERSE_BACK] is reverse_back_decisions
+    assert decision_table(Flex())[P_TARGET] is target_decisions
+
+    class Misspelt(Classic):
+        decisions = {"jumpin": jump_in_decisions}
+
+    with pytest.raises(ValueError, match="unknown phase 'jumpin'"):
+        decision_table(Misspelt())

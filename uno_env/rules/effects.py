@@ -248,12 +248,6 @@ def _draw_card(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
     return s._attack(p, f, stackable=g.stacking, last=last, stack_phase=e == E_DRAW)
 
 
-def _wild_draw_color(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
-    """F-effects: the next player draws until the named colour comes (never stacked)."""
-    s.until_color = True
-    return s._attack(p, f, stackable=False, last=last, stack_phase=False)
-
-
 def _next(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
     """Numbers and plain wilds: the next player's turn (``_run`` inlines this)."""
     s.next_seat = (p + s.direction) % s.n
@@ -263,7 +257,6 @@ def _next(s: Resolution, p: int, f: int, draw: int, last: bool) -> bool:
 CORE_EFFECTS: dict[int, EffectFn] = {
     E_NUMBER: _next, E_WILD: _next,
     E_SKIP: _skip, E_REVERSE: _reverse, E_DRAW: _draw_card, E_WILD_DRAW: _draw_card,
-    E_WDC: _wild_draw_color,
 }
 _TABLES: dict[type[Variant], list[EffectFn]] = {}
 

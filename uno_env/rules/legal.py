@@ -8,18 +8,38 @@ from uno_env.rules.codes import (
     P_CHALLENGE,
     P_COLOR,
     P_DRAWN,
-    P_JUMP_IN,
     P_OVER,
     P_PLAY,
-    P_REVERSE_BACK,
     P_STACK,
-    P_TARGET,
+    PHASES,
 )
 from uno_env.rules.scoring import Scoring
+from uno_env.variants.base import DecisionsFn, Variant
+
+_TABLES: dict[type[Variant], list[DecisionsFn | None]] = {}
+
+
+def decision_table(variant: Variant) -> list[DecisionsFn | None]:
+    """Handler per phase code for the phases a variant adds (``Variant.decisions``); the
+    core phases are computed inline in ``_compute_legal``."""
+    table = _TABLES.get(type(variant))
+    if table is None:
+        table = [None] * len(PHASES)
+        for name, hook in variant.decisions.items():
+            if name not in PHASES:
+                raise ValueError(f"{variant.name}: unknown phase {name!r} in decisions; "
+                                 f"allowed: {', '.join(PHASES)}")
+            table[PHASES.index(name)] = hook
+        _TABLES[type(variant)] = table
+    return table
 
 
 class LegalDecisions(Scoring):
     """The mask: ``_compute_legal`` for the phase, ``catch_victim`` for G-uno's catch."""
+
+    def _bind(self) -> None:
+        super()._bind()
+        self._decisions = decision_table(self.game.variant)
 
     def playable(self, face: int) -> bool:
         """G-match: colour, number/symbol, or wild."""
@@ -109,19 +129,10 @@ class LegalDecisions(Scoring):
         elif ph == P_CATCH:
             legal.append(A.catch)
             legal.append(A.pass_)
-        elif ph == P_JUMP_IN:
-            legal.append(A.play[self.faces_of[self.discard[-1]]])
-            if uno_ok and hand_len == 2:
-                legal.append(A.uno)
-            legal.append(A.pass_)
-        elif ph == P_REVERSE_BACK:  # E-reverse-back: the Reverse of the effect's colour
-            top = self.faces_of[self.discard[-1]]
-            legal.append(A.play[g.reverse_face[self.side][g.face_color[top]]])
-            if uno_ok and hand_len == 2:
-                legal.append(A.uno)
-            legal.append(A.accept)
-        elif ph == P_TARGET:
-            legal.extend(A.target)
+        else:  # the variant's phases (jump-in, reverse-back, target): Variant.decisions
+            hook = self._decisions[ph]
+            if hook is not None:
+                hook(self, p, legal)
 
     def catch_victim(self) -> int:
         """G-uno: the seat that ``catch`` would penalise now, -1 when none.

@@ -65,6 +65,7 @@ class EffectTable(Protocol):
     active_color: int
     present: list[int]
     power: list[bool]
+    until_color: bool
 
     def _draw(self, seat: int, n: int) -> int: ...
     def _take_draw(self, seat: int, extra: int) -> None: ...
@@ -80,6 +81,10 @@ class EffectTable(Protocol):
 PlaysFn = Callable[[Any, int, int, list[int]], None]
 """A legal-play extension: ``(table, seat, drawn face or -1, legal)`` appends the actions of
 the variant's own plays (on the seat's turn, or of the drawn card only)."""
+
+DecisionsFn = Callable[[Any, int, list[int]], None]
+"""A phase's legal decisions: ``(table, seat to act, legal)`` appends them; ``table`` is the
+engine's state (its ``game.actions`` names the action ids)."""
 
 EffectFn = Callable[[Any, int, int, int, bool], bool]
 """An effect handler: ``(table, player, face, cards to draw, last card) -> a decision is
@@ -107,6 +112,20 @@ def skip_everyone(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool
     return False
 
 
+def uno_ok(s: Any, seat: int) -> bool:
+    """G-uno: ``seat`` may call UNO with this decision (it will hold one card after it)."""
+    return bool(s._uno_on and not s.uno_called[seat] and s.hand_len[seat] == 2)
+
+
+def jump_in_decisions(s: Any, p: int, legal: list[int]) -> None:
+    """C-jump-in, E-jump-in: play the twin of the top card out of turn, or let it pass."""
+    A = s.game.actions
+    legal.append(A.play[s.faces_of[s.discard[-1]]])
+    if uno_ok(s, p):
+        legal.append(A.uno)
+    legal.append(A.pass_)
+
+
 class Variant:
     """Deck data plus hooks. Subclasses set the class attributes and may override hooks."""
 
@@ -129,6 +148,10 @@ class Variant:
     power_cards: ClassVar[bool] = False
     # The variant's own effects (by cards.py effect name), over the engine's core ones.
     effects: ClassVar[dict[str, EffectFn]] = {}
+    # The legal decisions of the phases beyond the core's (by phase name, as in snapshots):
+    # the engine dispatches to them (rules/legal.py). Every variant may open the jump-in
+    # window (the `jump_in` option); Express adds reverse-back, Flex the target choice.
+    decisions: ClassVar[dict[str, DecisionsFn]] = {"jump-in": jump_in_decisions}
     # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
     more_plays: ClassVar[PlaysFn | None] = None
 

@@ -16,7 +16,15 @@ from uno_env.cards import (
     one_sided_deck,
     wild_face,
 )
-from uno_env.variants.base import BOOL, COMMON_OPTIONS, EffectTable, Option, Variant, register
+from uno_env.variants.base import (
+    BOOL,
+    COMMON_OPTIONS,
+    EffectTable,
+    Option,
+    Variant,
+    register,
+    uno_ok,
+)
 
 
 def skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
@@ -57,6 +65,17 @@ def draw_one(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     return s._attack(p, f, stackable=g.stacking, last=last, stack_phase=True)
 
 
+def reverse_back_decisions(s: Any, p: int, legal: list[int]) -> None:
+    """E-reverse-back: play the Reverse of the effect's colour (it is held), or accept."""
+    g = s.game
+    A = g.actions
+    top = s.faces_of[s.discard[-1]]
+    legal.append(A.play[g.reverse_face[s.side][g.face_color[top]]])
+    if uno_ok(s, p):
+        legal.append(A.uno)
+    legal.append(A.accept)
+
+
 @register
 class Express(Variant):
     """E-deck (the engine's documented deck, kept as data): per colour one 0, two each of
@@ -68,6 +87,7 @@ class Express(Variant):
     hand_size = 5
     uno_penalty = 4  # E-uno
     effects = {SKIP: skip, REVERSE: reverse, DRAW: draw_one}
+    decisions = {**Variant.decisions, "reverse-back": reverse_back_decisions}
     options = {
         **COMMON_OPTIONS,
         "wd_challenge": Option(False, BOOL, help="G-wd-challenge for Wild Draw Two (E: off)"),

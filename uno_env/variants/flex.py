@@ -74,6 +74,11 @@ def all_flip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     return False
 
 
+def target_decisions(s: EffectTable, p: int, legal: list[int]) -> None:
+    """X-effects: the player of a targeted draw names its victim (k seats on)."""
+    legal.extend(s.game.actions.target)
+
+
 def flex_plays(s: EffectTable, p: int, drawn: int, legal: list[int]) -> None:
     """X-flex-play: with a green Power Card, a held card (after a draw: the drawn card
     only, X-drawn-only) whose flex face matches the top card may be played by it."""
@@ -100,6 +105,7 @@ class Flex(Variant):
     first_discard_numbers_only = True  # X-first-discard
     first_discard_redraw = ()
     more_plays = flex_plays
+    decisions = {**Variant.decisions, "target": target_decisions}
     effects = {SKIP_EVERYONE: skip_everyone, REVERSE_SKIP: reverse_skip, ALL_DRAW: all_draw,
                TARGET_DRAW: target_draw, ALL_FLIP: all_flip}
 

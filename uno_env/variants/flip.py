@@ -41,6 +41,12 @@ def flip_sides(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     return False
 
 
+def wild_draw_color(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+    """F-effects: the next player draws until the named colour comes (never stacked)."""
+    s.until_color = True
+    return s._attack(p, f, stackable=False, last=last, stack_phase=False)
+
+
 @register
 class Flip(Variant):
     """F-deck, F-players (2-10, hands of 7); the first discard's wild is named by the dealer."""
@@ -48,8 +54,7 @@ class Flip(Variant):
     name = "flip"
     colors = (LIGHT_COLORS, DARK_COLORS)
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
-    # Wild Draw Colour is the engine's (a draw card drawn until a colour): rules/effects.py
-    effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone}
+    effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone, WILD_DRAW_COLOR: wild_draw_color}
 
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}
