@@ -17,6 +17,7 @@ import numpy as np
 
 from uno_env import list_variants, raw_env
 from uno_env.agents import RandomAgent, RuleAgent
+from uno_env.play import play_episode
 from uno_env.variants import find_variant
 
 HOUSE = {"classic": {"stacking": True, "double_play": True, "jump_in": True,
@@ -34,11 +35,7 @@ def lengths(variant: str, n: int, who: str, episodes: int, **options: Any) -> li
     out = []
     for ep in range(episodes):
         env.reset(seed=ep)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            agent = env.agent_selection
-            ob = env.observe(agent)
-            env.step(players[env.agent_name_mapping[agent]].act(ob["observation"],
-                                                                ob["action_mask"]))
+        play_episode(env, players)
         out.append(env.num_steps)
     return out
 

@@ -12,6 +12,7 @@ from typing import Any
 from uno_env import agents
 from uno_env.cli import COMMANDS, add_game_args, format_summary, simulate
 from uno_env.env import raw_env
+from uno_env.play import play_episode
 from uno_env.shipped import shipped_configs
 
 
@@ -29,19 +30,13 @@ def cmd_demo(a: argparse.Namespace) -> int:
                for i, name in enumerate(names)]
     e = raw_env(a.variant, 2, render_mode="ansi", reveal_hands=True)
     e.reset(seed=a.seed)
-    turn = 0
     print(f"=== one game of {a.variant}: {', '.join(names)} ===")
-    while e.agents:
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        seat = e.agent_name_mapping[e.agent_selection]
-        action = int(players[seat].act(obs["observation"], obs["action_mask"]))
+
+    def show(name: str, action: int) -> None:
         print(e.render())
-        print(f"  -> {e.agent_selection} chooses: {e.action_meanings[action]}\n")
-        e.step(action)
-        turn += 1
+        print(f"  -> {name} chooses: {e.action_meanings[action]}\n")
+
+    turn = play_episode(e, players, on_step=show).steps
     g = e.engine
     winners = ", ".join(e.possible_agents[s] for s in g.winners()) or "nobody"
     print(f"=== {winners} won after {turn} decisions; points {g.round_results[-1]['points']} ===")

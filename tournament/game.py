@@ -105,6 +105,7 @@ def _play_seats(task: GameTask, env: Any, players: list[Any], t0: float) -> dict
             forfeit = _forfeit(task, seat, player, fault)
             break
     engine = env.engine
+    # own loop, not play_episode: players get env and step count, an AgentFault forfeits
     while forfeit is None and not engine.is_over and not any(env.truncations.values()):
         name = env.agent_selection
         seat = env.agent_name_mapping[name]

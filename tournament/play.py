@@ -99,6 +99,7 @@ def play_game(variant: str, opponents: list[str], seat: int = 0, seed: int | Non
           + ", ".join(f"player_{s} is {specs[s]}" for s in range(n) if s != seat)
           + ". Type 'help' for how to play.")
     try:
+        # own loop, not play_episode: a person's turns interleave, a failing agent forfeits
         while not env.engine.is_over:
             g = env.engine
             cur = g.current

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from uno_env.agents.base import Agent, seed_agent
+from uno_env.play import play_episode
 from uno_env.seeding import derive_seed
 from uno_env.stats import wilson_counts
 
@@ -101,7 +102,6 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
     seated = [[_instance(specs[i], variant, num_players, options, s) for i in range(2)]
               for s in range(num_players)]
     wins, points, shared, no_winner, truncated, decisions = [0, 0], [0.0, 0.0], 0, 0, 0, 0
-    mapping = e.agent_name_mapping
     for k in range(start, stop):
         e.reset(seed=deal_seed(seed, k))
         owner = [seat_owner(k, s) for s in range(num_players)]
@@ -109,21 +109,13 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
         for s, ag in enumerate(players):
             seed_agent(ag, agent_seed(seed, k, s))
             ag.reset()
-        terms, truncs = e.terminations, e.truncations
-        n = 0
-        while True:
-            sel = e.agent_selection
-            if terms[sel] or truncs[sel]:
-                break
-            ob = e.observe(sel)
-            e.step(int(players[mapping[sel]].act(ob["observation"], ob["action_mask"])))
-            n += 1
-        decisions += n
+        episode = play_episode(e, players)
+        decisions += episode.steps
         g = e.engine
         for s, sc in enumerate(g.scores):
             points[owner[s]] += sc
         won = {owner[s] for s in g.winners()}
-        if any(truncs.values()):
+        if episode.truncated:
             truncated += 1
         if len(won) == 1:
             wins[won.pop()] += 1

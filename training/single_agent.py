@@ -29,6 +29,7 @@ import numpy as np
 
 from uno_env import agents
 from uno_env.env import DEFAULT_MAX_STEPS, raw_env
+from uno_env.play import play_episode
 from uno_env.rules import IllegalActionError
 
 MAX_REDEALS = 100
@@ -203,18 +204,12 @@ class SingleAgentEnv(gymnasium.Env):
     def _advance(self) -> None:
         """Play the opponents' decisions until the learner must decide or the game ends."""
         aec = self.aec
-        agents = self.seat_agents
-        mapping = aec.agent_name_mapping
-        while True:
-            sel = aec.agent_selection
-            if aec.terminations[sel] or aec.truncations[sel]:
-                self._live = False
-                return
-            if sel == self.agent:
-                self._live = True
-                return
-            ob = aec.observe(sel)
-            aec.step(int(agents[mapping[sel]].act(ob["observation"], ob["action_mask"])))
+        names = aec.possible_agents
+        # the learner's seat has no agent in the mapping, so the loop stops when it must act
+        play_episode(aec, {names[s]: ag for s, ag in enumerate(self.seat_agents)
+                           if ag is not None})
+        sel = aec.agent_selection
+        self._live = not (aec.terminations[sel] or aec.truncations[sel])
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         ob = self.aec.observe(self.agent)

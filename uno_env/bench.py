@@ -29,6 +29,7 @@ def _ours(make: Callable[[], Any], seed: int) -> Runner:
         steps = games = 0
         t0 = time.process_time()
         end = t0 + seconds
+        # own loop, not play_episode: the timed loop spans games and checks the clock per step
         while True:
             obs, _, term, trunc, _ = e.last()
             if term or trunc:

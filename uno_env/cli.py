@@ -104,9 +104,11 @@ def simulate(variant: str, players: int, games: int, seed: int, options: dict[st
              max_steps: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Random agents play ``games`` games; returns the summary that ``simulate`` prints."""
     from uno_env.env import raw_env
+    from uno_env.play import play_episode
 
     e = raw_env(variant, players, max_steps=max_steps, **options)
     act = random_policy(seed)
+    seat_policies = [lambda o, m: act({"observation": o, "action_mask": m})] * players
     wins = [0] * players
     points = [0.0] * players
     steps_total = 0
@@ -119,13 +121,7 @@ def simulate(variant: str, players: int, games: int, seed: int, options: dict[st
     t0 = time.perf_counter()
     for k in range(games):
         e.reset(seed=seed + k)
-        while e.agents:
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-            else:
-                e.step(act(obs))
-                steps_total += 1
+        steps_total += play_episode(e, seat_policies).steps
         g = e.engine
         if g.is_over:
             for s in g.winners():

@@ -141,6 +141,7 @@ class Session:
         """Let the agents decide until it is the person's turn or the game ends; an agent
         that fails or answers an illegal action forfeits (as in a tournament)."""
         env = self.env
+        # own loop, not play_episode: a failing or illegal agent forfeits instead of raising
         while not self.over and env.engine.current != self.seat:
             cur = env.engine.current
             obs = env.observe(env.possible_agents[cur])

@@ -67,6 +67,7 @@ def evaluate_policy(net: PolicyNet, opponent: str, games: int, variant: str = "c
     acts = np.zeros(k, dtype=np.int64)
     was_training = net.training
     net.eval()
+    # own loop, not play_episode: one step across all envs per tick, batched network calls
     while finished < games:
         mine: list[int] = []
         live = [i for i in range(k) if game_of[i] >= 0]

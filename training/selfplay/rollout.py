@@ -160,6 +160,7 @@ class Rollout(DecisionBuffer):
         results: dict[str, list[int]] = {}
         lengths: list[int] = []
         truncated = finished = 0
+        # own loop, not play_episode: one step across all envs per tick, batched network calls
         for _ in range(cfg.rollout_ticks):
             learners: list[int] = []
             frozen: dict[int, list[int]] = {}
