@@ -25,8 +25,8 @@ from uno_env.batch.step import (
     outputs_kernel,
     random_actions,
     reset_kernel,
+    step_kernel,
     step_kernel_parallel,
-    step_range,
 )
 from uno_env.batch.tables import build_tables
 from uno_env.env import raw_env
@@ -141,9 +141,9 @@ class VectorEnv:
                                  self._rewards, self._term, self._trunc, self._final_obs,
                                  self.observations, self.autoreset)
         else:
-            step_range(self._s, self._t, 0, self.num_envs, a, self._obs, self._mask,
-                       self._cur, self._rewards, self._term, self._trunc, self._final_obs,
-                       self.observations, self.autoreset)
+            step_kernel(self._s, self._t, a, self._obs, self._mask, self._cur,
+                        self._rewards, self._term, self._trunc, self._final_obs,
+                        self.observations, self.autoreset)
         info = self._info()
         info["final_obs"] = self._final_obs
         info["_final_obs"] = self._term | self._trunc
