@@ -91,6 +91,13 @@ def contenders(variant: str = "classic", num_players: int = 2,
         for obs in (False, True):
             name = f"vector_env B={vector} {'masks+obs' if obs else 'masks'}"
             out[name] = vector_runner(variant, num_players, vector, obs, seed, opts)
+        import numba
+
+        for obs in (False, True):
+            name = (f"vector_env B={vector} {'masks+obs' if obs else 'masks'} "
+                    f"{numba.get_num_threads()} threads (wall)")
+            out[name] = vector_runner(variant, num_players, vector, obs, seed, opts,
+                                      parallel=True)
     return out
 
 
@@ -113,10 +120,10 @@ def bench(variant: str = "classic", num_players: int = 2, seconds: float = 2.0,
 
 def report(results: dict[str, dict[str, float]]) -> str:
     names = list(results)
-    lines = [f"{'contender':34} {'decisions/s':>12} {'games/s':>10}"]
+    lines = [f"{'contender':50} {'decisions/s':>12} {'games/s':>10}"]
     for name in names:
         r = results[name]
-        lines.append(f"{name:34} {r['steps_per_s']:12,.0f} {r['games_per_s']:10,.1f}")
+        lines.append(f"{name:50} {r['steps_per_s']:12,.0f} {r['games_per_s']:10,.1f}")
     base = next((n for n in names if n.startswith("rlcard")), None)
     if base is not None:
         for name in names:

@@ -26,6 +26,7 @@ from uno_env.batch.step import (
     random_actions,
     reset_kernel,
     step_kernel,
+    step_kernel_parallel,
 )
 from uno_env.batch.tables import build_tables
 from uno_env.env import raw_env
@@ -40,7 +41,7 @@ class VectorEnv:
 
     def __init__(self, variant: str = "classic", num_players: int = 2, num_envs: int = 1,
                  *, observations: bool = True, autoreset: bool = True,
-                 **options: Any) -> None:
+                 parallel: bool = False, **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not valid; allowed: an integer >= 1")
         # raw_env validates variant, player count, reward, max_steps and every rule option
@@ -57,6 +58,12 @@ class VectorEnv:
         self.max_steps = raw.max_steps
         self.observations = bool(observations)
         self.autoreset = bool(autoreset)
+        if not isinstance(parallel, bool):
+            raise ValueError(f"parallel must be True or False, got {parallel!r}")
+        # Opt-in: games on numba's threads (NUMBA_NUM_THREADS). It pays from a few hundred
+        # games on idle cores; on oversubscribed cores numba's OpenMP layer spins and loses
+        # (see the README). The games are bit for bit the same either way.
+        self.parallel = parallel
         self.layout = raw.layout
         self.action_meanings = list(raw.action_meanings)
         self._game = raw.game
@@ -129,9 +136,14 @@ class VectorEnv:
                                           dict[str, Any]]:
         """One decision in every game: ``actions[i]`` for game ``i``'s current player."""
         a = self._check(actions)
-        step_kernel(self._s, self._t, a, self._obs, self._mask, self._cur, self._rewards,
-                    self._term, self._trunc, self._final_obs, self.observations,
-                    self.autoreset)
+        if self.parallel:
+            step_kernel_parallel(self._s, self._t, a, self._obs, self._mask, self._cur,
+                                 self._rewards, self._term, self._trunc, self._final_obs,
+                                 self.observations, self.autoreset)
+        else:
+            step_kernel(self._s, self._t, a, self._obs, self._mask, self._cur,
+                        self._rewards, self._term, self._trunc, self._final_obs,
+                        self.observations, self.autoreset)
         info = self._info()
         info["final_obs"] = self._final_obs
         info["_final_obs"] = self._term | self._trunc
