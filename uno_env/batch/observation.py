@@ -8,8 +8,8 @@ from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch import tables as T
+from uno_env.batch.effects import catch_victim, top_face
 from uno_env.batch.layout import Batch
-from uno_env.batch.play import catch_victim, top_face
 from uno_env.batch.tables import OBS_PIECES, Tables
 from uno_env.rules.codes import P_OVER
 
