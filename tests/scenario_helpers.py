@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from uno_env import raw_env
-from uno_env.rules.state import PHASES
+from uno_env.rules.codes import PHASES
 from uno_env.variants import find_variant
 
 

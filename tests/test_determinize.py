@@ -14,7 +14,7 @@ import pytest
 
 from uno_env import raw_env
 from uno_env.determinize import InconsistentObservation, Recall, determinize
-from uno_env.rules.state import P_COLOR
+from uno_env.rules.codes import P_COLOR
 
 CONFIGS = [
     ("classic", 2, {}),

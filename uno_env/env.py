@@ -11,9 +11,10 @@ from pettingzoo import AECEnv
 
 from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout, StateLayout
+from uno_env.rules.codes import P_OVER, PHASES
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
-from uno_env.rules.state import P_OVER, PHASES, State
+from uno_env.rules.state import State
 from uno_env.wrappers import (
     AssertOutOfBoundsWrapper,
     OrderEnforcingWrapper,

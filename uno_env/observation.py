@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from uno_env.cards import NUM_COLORS, WILD
-from uno_env.rules.state import P_CATCH, P_OVER, PHASES
+from uno_env.rules.codes import P_CATCH, P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game

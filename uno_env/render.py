@@ -18,7 +18,7 @@ import numpy as np
 
 from uno_env.cards import WILD
 from uno_env.observation import ObservationLayout
-from uno_env.rules.state import P_OVER, PHASES
+from uno_env.rules.codes import P_OVER, PHASES
 
 if TYPE_CHECKING:
     from uno_env.rules.state import State

@@ -26,7 +26,7 @@ from uno_env.actions import (
     TARGET,
     UNO,
 )
-from uno_env.rules.state import PHASES
+from uno_env.rules.codes import PHASES
 from uno_env.tournament.web.view import (
     PHASE_LABELS,
     effects,

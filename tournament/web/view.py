@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.actions import ACCEPT, DRAW, PASS
-from uno_env.rules.state import P_JUMP_IN, P_REVERSE_BACK, PHASES
+from uno_env.rules.codes import P_JUMP_IN, P_REVERSE_BACK, PHASES
 
 # Why a decision was asked, for the move list (an out-of-turn play is a jump-in).
 PHASE_LABELS = {P_JUMP_IN: "jump-in", P_REVERSE_BACK: "reverse back"}

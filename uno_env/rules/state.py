@@ -28,15 +28,9 @@ from uno_env.rules.codes import (
     COLOR,
     DRAW,
     P_CATCH,
-    P_CHALLENGE,
-    P_COLOR,
     P_DRAWN,
-    P_JUMP_IN,
     P_OVER,
-    P_PLAY,
     P_REVERSE_BACK,
-    P_STACK,
-    P_TARGET,
     PASS,
     PHASES,
     PLAY,
@@ -49,10 +43,6 @@ from uno_env.rules.codes import (
 from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.snapshot import Snapshots
-
-# The phase codes, re-exported for code that reads them from here (they live in codes.py).
-__all__ = ["PHASES", "P_CATCH", "P_CHALLENGE", "P_COLOR", "P_DRAWN", "P_JUMP_IN", "P_OVER",
-           "P_PLAY", "P_REVERSE_BACK", "P_STACK", "P_TARGET", "IllegalActionError", "State"]
 
 
 class IllegalActionError(ValueError):
