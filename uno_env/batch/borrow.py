@@ -9,11 +9,14 @@ lets a borrowed view escape.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
+from numba.core.imputils import impl_ret_borrowed, lower_getattr_generic
+from numba.core.typing.templates import AttributeTemplate, infer_getattr
 from numba.extending import intrinsic
 
 from uno_env.batch.layout import Batch
@@ -149,3 +152,57 @@ def borrow_tables(t: Tables) -> Tables:
         t.rounds_kept,
         t.obs_dim,
     )
+
+
+class Ref(types.Type):
+    """A pointer to a named tuple (the state or the tables) living in a kernel's frame.
+
+    numba passes a named tuple by value, member by member: the state's 23 arrays and the
+    tables were ~330 machine words copied onto the stack on every call of a rule function.
+    A ``Ref`` is one pointer; ``r.field`` loads the member where it is used."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        super().__init__(name=f"ref({inner})")
+
+
+@register_default(Ref)
+class _RefModel(models.PrimitiveModel):
+    def __init__(self, dmm: Any, fe_type: Ref) -> None:
+        be_type = dmm.lookup(fe_type.inner).get_value_type().as_pointer()
+        super().__init__(dmm, fe_type, be_type)
+
+
+@infer_getattr
+class _RefAttributes(AttributeTemplate):
+    key = Ref
+
+    def generic_resolve(self, ty: Ref, attr: str) -> Any:  # type: ignore[override]
+        if attr in ty.inner.fields:
+            return ty.inner.types[ty.inner.fields.index(attr)]
+        return None
+
+
+@lower_getattr_generic(Ref)
+def _ref_getattr(context: Any, builder: Any, ty: Ref, value: Any, attr: str) -> Any:
+    k = ty.inner.fields.index(attr)
+    member = builder.load(cgutils.gep_inbounds(builder, value, 0, k))
+    return impl_ret_borrowed(context, builder, ty.inner.types[k], member)
+
+
+@intrinsic
+def _as_ref(typingctx: Any, tup: Any) -> Any:
+    """``tup`` stored once in the calling kernel's frame; valid until that kernel returns,
+    so a kernel makes its refs on entry and never returns one."""
+    if not isinstance(tup, types.BaseNamedTuple):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ptr = cgutils.alloca_once(builder, context.get_value_type(tup))
+        builder.store(args[0], ptr)
+        return ptr
+
+    return Ref(tup)(tup), codegen
+
+
+as_ref = cast(Callable[[Any], Any], _as_ref)  # the intrinsic, typed for a call from a kernel

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from uno_env.batch import layout as L
-from uno_env.batch.borrow import borrow_batch, borrow_tables
+from uno_env.batch.borrow import as_ref, borrow_batch, borrow_tables
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle
@@ -44,8 +44,8 @@ def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
 @njit(cache=True, error_model="numpy")
 def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np.ndarray,
                  with_obs: bool) -> None:
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     for i in range(s.S.shape[0]):
         new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
@@ -54,8 +54,8 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
 @njit(cache=True, error_model="numpy")
 def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
     """The first game whose action is not legal, or -1: checked before any game moves."""
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     for i in range(actions.shape[0]):
         a = actions[i]
         if a < 0 or a >= t.na or not s.legal[i, a]:
@@ -115,8 +115,8 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
     to ``final_obs``. Returns how many games finished. (Its own loop, the serial engine's
     as it was: through ``step_range``'s ``lo..hi`` bounds the serial path ran 15% slower,
     likely the wraparound checks of an index not known to be non-negative.)"""
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     finished = 0
     for i in range(s.S.shape[0]):
         actor = s.S[i, L.CUR]
@@ -141,8 +141,8 @@ def step_range(s: Batch, t: Tables, lo: int, hi: int, actions: np.ndarray, obs: 
                trunc: np.ndarray, final_obs: np.ndarray, with_obs: bool,
                autoreset: bool) -> int:
     """``step_kernel`` for games ``lo..hi-1`` (one chunk of the parallel kernel)."""
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     finished = 0
     for i in range(lo, hi):
         finished += _step_game(s, t, i, actions, obs, mask, cur, rewards, term, trunc,
@@ -175,22 +175,22 @@ def step_kernel_parallel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarr
 def outputs_kernel(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
                    cur: np.ndarray, with_obs: bool) -> None:
     """Rewrite game ``i``'s rows of the output buffers (after a restore)."""
-    _outputs(borrow_batch(s), borrow_tables(t), i, obs, mask, cur, with_obs)
+    _outputs(as_ref(borrow_batch(s)), as_ref(borrow_tables(t)), i, obs, mask, cur, with_obs)
 
 
 @njit(cache=True, error_model="numpy")
 def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
     """The observation of any seat of game ``i``."""
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     write_obs(s, t, i, seat, out)
 
 
 @njit(cache=True, error_model="numpy")
 def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
     """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
-    s = borrow_batch(s)
-    t = borrow_tables(t)
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
     for i in range(s.S.shape[0]):
         k = below(rng, 0, s.S[i, L.NLEGAL])
         for a in range(t.na):
