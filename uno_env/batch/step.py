@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from uno_env.batch import layout as L
-from uno_env.batch.borrow import as_ref, borrow_batch, borrow_tables
+from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle
@@ -36,7 +36,9 @@ def _outputs(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
              cur: np.ndarray, with_obs: bool) -> None:
     p = s.S[i, L.CUR]
     cur[i] = p
-    mask[i, :] = s.legal[i, :]
+    lg = s.legal
+    for a in range(mask.shape[1]):  # a loop: a slice assignment checks shapes, may allocate
+        mask[i, a] = lg[i, a]
     if with_obs:
         write_obs(s, t, i, p, obs[i])
 
@@ -46,6 +48,7 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
                  with_obs: bool) -> None:
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    obs, mask, cur = borrow(obs), borrow(mask), borrow(cur)  # no counting per game
     for i in range(s.S.shape[0]):
         new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
@@ -117,6 +120,8 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
     likely the wraparound checks of an index not known to be non-negative.)"""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    obs, final_obs, mask, cur = borrow(obs), borrow(final_obs), borrow(mask), borrow(cur)
+    rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
     finished = 0
     for i in range(s.S.shape[0]):
         actor = s.S[i, L.CUR]
@@ -143,6 +148,8 @@ def step_range(s: Batch, t: Tables, lo: int, hi: int, actions: np.ndarray, obs: 
     """``step_kernel`` for games ``lo..hi-1`` (one chunk of the parallel kernel)."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    obs, final_obs, mask, cur = borrow(obs), borrow(final_obs), borrow(mask), borrow(cur)
+    rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
     finished = 0
     for i in range(lo, hi):
         finished += _step_game(s, t, i, actions, obs, mask, cur, rewards, term, trunc,
@@ -191,6 +198,7 @@ def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> Non
     """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    rng, out = borrow(rng), borrow(out)
     for i in range(s.S.shape[0]):
         k = below(rng, 0, s.S[i, L.NLEGAL])
         for a in range(t.na):
