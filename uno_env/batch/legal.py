@@ -31,25 +31,32 @@ from uno_env.rules.codes import (
 def _add(legal: np.ndarray, S: np.ndarray, i: int, a: int) -> None:
     legal[i, a] = 1
     S[i, L.NLEGAL] += 1
-    S[i, L.ONE_LEGAL] = a
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _playable(held: np.ndarray, match: np.ndarray, lg: np.ndarray) -> int:
+    """G-match: "play <face f>" (action f) for every held face ``match`` allows; how many.
+    Branch-free over rows, so LLVM vectorises it (the faces are the first actions)."""
+    k = 0
+    for f in range(held.shape[0]):
+        v = np.uint8(held[f] > 0) & match[f]
+        lg[f] = v
+        k += v
+    return k
 
 
 @njit(cache=True, error_model="numpy")
 def _matching(S: np.ndarray, lg: np.ndarray, cnt: np.ndarray, match: np.ndarray,
               acts: np.ndarray, i: int, p: int, col: int, top: int, least: int) -> int:
     """Add ``acts[f]`` for every face ``f`` held ``least`` times or more that ``match``
-    allows on the top card; how many were added. A small function of arrays only: numba
-    compiles it to a tight loop (the same loop inside the branchy caller ran 10x slower)."""
-    n = S[i, L.NLEGAL]
-    one = S[i, L.ONE_LEGAL]
+    allows on the top card (X-flex-play, C-double-play); how many were added. A small
+    function of arrays only: numba compiles it to a tight loop."""
     k = 0
     for f in range(cnt.shape[2]):
         if cnt[i, p, f] >= least and match[col, top, f] and acts[f] >= 0:
             lg[i, acts[f]] = 1
-            one = acts[f]
             k += 1
-    S[i, L.NLEGAL] = n + k
-    S[i, L.ONE_LEGAL] = one
+    S[i, L.NLEGAL] += k
     return k
 
 
@@ -71,7 +78,7 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
     col = S[i, L.COLOR]
     if ph == P_PLAY:
         # G-match; "play <face f>" is action f
-        _matching(S, lg, cnt, t.match, ft[T.FT_PLAY_FACE], i, p, col, top, 1)
+        S[i, L.NLEGAL] = _playable(cnt[i, p], t.match[col, top], lg[i])
         if t.has_flex and s.power[i, p]:  # X-flex-play
             _matching(S, lg, cnt, t.flex_match, ft[T.FT_PLAY_FLEX], i, p, col, top, 1)
         any_two = False
@@ -137,6 +144,10 @@ def settle(s: Batch, t: Tables, i: int) -> None:
             _add(s.legal, S, i, t.catch_a)
         if S[i, L.NLEGAL] != 1:
             return
-        apply(s, t, i, S[i, L.ONE_LEGAL])
+        lg = s.legal
+        for a in range(t.na):  # the only legal action
+            if lg[i, a]:
+                apply(s, t, i, a)
+                break
     s.legal[i, :] = 0
     S[i, L.NLEGAL] = 0
