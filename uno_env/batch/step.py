@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from uno_env.batch import layout as L
-from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables
+from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle
@@ -49,7 +49,8 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
     obs, mask, cur = borrow(obs), borrow(mask), borrow(cur)  # no counting per game
-    for i in range(s.S.shape[0]):
+    for j in range(s.S.shape[0]):
+        i = unsigned(j)
         new_game(s, t, i)
         _outputs(s, t, i, obs, mask, cur, with_obs)
 
@@ -123,7 +124,8 @@ def step_kernel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarray, mask:
     obs, final_obs, mask, cur = borrow(obs), borrow(final_obs), borrow(mask), borrow(cur)
     rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
     finished = 0
-    for i in range(s.S.shape[0]):
+    for j in range(s.S.shape[0]):
+        i = unsigned(j)
         actor = s.S[i, L.CUR]
         done = step_one(s, t, i, actions[i])
         for q in range(t.n):
@@ -151,7 +153,8 @@ def step_range(s: Batch, t: Tables, lo: int, hi: int, actions: np.ndarray, obs: 
     obs, final_obs, mask, cur = borrow(obs), borrow(final_obs), borrow(mask), borrow(cur)
     rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
     finished = 0
-    for i in range(lo, hi):
+    for j in range(lo, hi):
+        i = unsigned(j)
         finished += _step_game(s, t, i, actions, obs, mask, cur, rewards, term, trunc,
                                final_obs, with_obs, autoreset)
     return finished
@@ -182,7 +185,8 @@ def step_kernel_parallel(s: Batch, t: Tables, actions: np.ndarray, obs: np.ndarr
 def outputs_kernel(s: Batch, t: Tables, i: int, obs: np.ndarray, mask: np.ndarray,
                    cur: np.ndarray, with_obs: bool) -> None:
     """Rewrite game ``i``'s rows of the output buffers (after a restore)."""
-    _outputs(as_ref(borrow_batch(s)), as_ref(borrow_tables(t)), i, obs, mask, cur, with_obs)
+    _outputs(as_ref(borrow_batch(s)), as_ref(borrow_tables(t)), unsigned(i), obs, mask, cur,
+             with_obs)
 
 
 @njit(cache=True, error_model="numpy")
@@ -190,7 +194,7 @@ def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> N
     """The observation of any seat of game ``i``."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
-    write_obs(s, t, i, seat, out)
+    write_obs(s, t, unsigned(i), seat, out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -199,7 +203,8 @@ def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> Non
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
     rng, out = borrow(rng), borrow(out)
-    for i in range(s.S.shape[0]):
+    for j in range(s.S.shape[0]):
+        i = unsigned(j)
         k = below(rng, 0, s.S[i, L.NLEGAL])
         for a in range(t.na):
             if s.legal[i, a]:
