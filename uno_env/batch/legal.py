@@ -31,18 +31,22 @@ from uno_env.rules.codes import (
 def _add(legal: np.ndarray, S: np.ndarray, i: int, a: int) -> None:
     legal[i, a] = 1
     S[i, L.NLEGAL] += 1
+    S[i, L.ONE_LEGAL] = a  # the last added: the action itself when it is the only one
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _playable(held: np.ndarray, match: np.ndarray, lg: np.ndarray) -> int:
-    """G-match: "play <face f>" (action f) for every held face ``match`` allows; how many.
-    Branch-free over rows, so LLVM vectorises it (the faces are the first actions)."""
+def _playable(held: np.ndarray, match: np.ndarray, lg: np.ndarray) -> tuple[int, int]:
+    """G-match: "play <face f>" (action f) for every held face ``match`` allows; how many,
+    and the last of them. Branch-free over rows, so LLVM vectorises it (the faces are the
+    first actions)."""
     k = 0
+    last = -1
     for f in range(held.shape[0]):
         v = np.uint8(held[f] > 0) & match[f]
         lg[f] = v
         k += v
-    return k
+        last = max(last, f if v else -1)
+    return k, last
 
 
 @njit(cache=True, error_model="numpy")
@@ -55,6 +59,7 @@ def _matching(S: np.ndarray, lg: np.ndarray, cnt: np.ndarray, match: np.ndarray,
     for f in range(cnt.shape[2]):
         if cnt[i, p, f] >= least and match[col, top, f] and acts[f] >= 0:
             lg[i, acts[f]] = 1
+            S[i, L.ONE_LEGAL] = acts[f]
             k += 1
     S[i, L.NLEGAL] += k
     return k
@@ -78,7 +83,7 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
     col = S[i, L.COLOR]
     if ph == P_PLAY:
         # G-match; "play <face f>" is action f
-        S[i, L.NLEGAL] = _playable(cnt[i, p], t.match[col, top], lg[i])
+        S[i, L.NLEGAL], S[i, L.ONE_LEGAL] = _playable(cnt[i, p], t.match[col, top], lg[i])
         if t.has_flex and s.power[i, p]:  # X-flex-play
             _matching(S, lg, cnt, t.flex_match, ft[T.FT_PLAY_FLEX], i, p, col, top, 1)
         any_two = False
@@ -144,10 +149,6 @@ def settle(s: Batch, t: Tables, i: int) -> None:
             _add(s.legal, S, i, t.catch_a)
         if S[i, L.NLEGAL] != 1:
             return
-        lg = s.legal
-        for a in range(t.na):  # the only legal action
-            if lg[i, a]:
-                apply(s, t, i, a)
-                break
+        apply(s, t, i, S[i, L.ONE_LEGAL])
     s.legal[i, :] = 0
     S[i, L.NLEGAL] = 0

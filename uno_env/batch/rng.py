@@ -34,7 +34,7 @@ def below(rng: np.ndarray, i: int, n: int) -> int:
     while True:
         r = next_u64(rng, i) >> S32
         if r < limit:
-            return int(r % nn)
+            return np.int64(r % nn)  # type: ignore[return-value]  # uint64 would make math float
 
 
 @njit(cache=True, error_model="numpy")

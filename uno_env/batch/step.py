@@ -71,7 +71,8 @@ def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
 def step_one(s: Batch, t: Tables, i: int, a: int) -> int:
     """One decision in game ``i``; 1 terminated, 2 truncated, 0 neither (raw_env.step)."""
     S = s.S
-    s.rew[i, :] = 0.0
+    for q in range(t.n):
+        s.rew[i, q] = 0.0
     s.cum[i, S[i, L.CUR]] = 0.0
     apply(s, t, i, a)
     settle(s, t, i)
