@@ -163,3 +163,19 @@ def test_observe_any_seat_matches_raw_env() -> None:
         assert np.array_equal(v.observe(1, seat), r.observe(f"player_{seat}")["observation"])
     with pytest.raises(ValueError, match="seat"):
         v.observe(1, 3)
+
+
+def test_sample_actions_are_legal_and_uniform() -> None:
+    # random_actions finds the k-th legal action word by word: every draw legal, each legal
+    # action about equally often (the state does not move between draws)
+    v = vector_env("flip", 4, 64, observations=False)
+    v.reset(seed=11)
+    na = v.num_actions
+    hits = np.zeros((64, na), np.int64)
+    for _ in range(3000):
+        hits[np.arange(64), v.sample_actions()] += 1
+    legal = v._s.legal[:, :na].astype(bool)
+    assert not (hits[~legal]).any()
+    n = legal.sum(axis=1)
+    expect = 3000 / n
+    assert (np.abs(hits - expect[:, None])[legal] < 0.25 * np.repeat(expect, n)).all()

@@ -12,7 +12,8 @@ from uno_env import vector_env
 
 def _digest(v, seat: int) -> str:  # type: ignore[no-untyped-def]
     obs = v.observe(0, seat)
-    mask = v._s.legal[0].astype(np.int8) if seat == v._cur[0] and v._s.legal[0].any() else (
+    legal = v._s.legal[0, :v.num_actions]  # the engine's row is padded to whole words
+    mask = legal.astype(np.int8) if seat == v._cur[0] and legal.any() else (
         np.zeros(v.num_actions, np.int8))
     rewards = v._s.rew[0].astype(np.float64)  # raw_env's float64 step rewards
     return f"{observation_digest(obs, mask, rewards)}:{snapshot_digest(v.game_state(0).to_dict())}"

@@ -43,7 +43,7 @@ class Batch(NamedTuple):
     rr_values: np.ndarray  # [B, R, N]
     rew: np.ndarray  # [B, N] float64: rewards of the last step (raw_env.rewards)
     cum: np.ndarray  # [B, N] float64: raw_env._cumulative_rewards
-    legal: np.ndarray  # [B, A] uint8: the current player's legal actions
+    legal: np.ndarray  # [B, A rounded up to 8] uint8: the current player's legal actions
 
 
 def allocate(t: Tables, b: int) -> Batch:
@@ -60,7 +60,7 @@ def allocate(t: Tables, b: int) -> Batch:
         rr_winner=np.zeros((b, r), np.int16), rr_blocked=np.zeros((b, r), np.uint8),
         rr_points=np.zeros((b, r, n), np.int32), rr_values=np.zeros((b, r, n), np.int32),
         rew=np.zeros((b, n), np.float64), cum=np.zeros((b, n), np.float64),
-        legal=np.zeros((b, t.na), np.uint8),
+        legal=np.zeros((b, (t.na + 7) // 8 * 8), np.uint8),  # whole words: random_actions
     )
 
 
