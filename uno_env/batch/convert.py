@@ -92,6 +92,7 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
         s.rr_values[i, r] = res["hand_values"]
     s.pile[i, :len(st.draw_pile)] = st.draw_pile
     s.disc[i, :len(st.discard)] = st.discard
+    S[L.TOP] = t.side_faces[S[L.SIDE], st.discard[-1]] if st.discard else 0
     s.disc_counts[i] = np.frombuffer(bytes(st.discard_counts), np.uint8)
     s.loc[i] = -1
     for q in range(t.n):

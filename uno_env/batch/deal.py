@@ -30,6 +30,7 @@ from uno_env.batch.layout import (
     STAGE,
     TARGET,
     TICK,
+    TOP,
     UNTIL_COLOR,
     Batch,
 )
@@ -144,6 +145,7 @@ def first_discard(s: Batch, t: Tables, i: int) -> None:
         S[i, PILE_LEN] = pl
         s.disc[i, S[i, DISC_LEN]] = c
         S[i, DISC_LEN] += 1
+        S[i, TOP] = f
         s.disc_counts[i, f] += 1
         # X-first-discard: an action card is ignored, and the next card turned on it
         if not t.numbers_only or t.ft[T.FT_FACE_EFFECT, f] == E_NUMBER:

@@ -36,7 +36,7 @@ from uno_env.rules.codes import (
 
 @njit(cache=True, inline="always", error_model="numpy")
 def top_face(s: Batch, t: Tables, i: int) -> int:
-    return t.side_faces[s.S[i, L.SIDE], s.disc[i, s.S[i, L.DISC_LEN] - 1]]
+    return s.S[i, L.TOP]
 
 
 @njit(cache=True, error_model="numpy")

@@ -16,8 +16,10 @@ from uno_env.batch.tables import Tables
 
 (CUR, PHASE, DIR, COLOR, PENDING, DRAWN, LAST_DRAWN, PASSES, PLAY_SEAT, GOING_OUT, HONEST,
  CHAL_SEAT, CHAL_OK, SKIP_VICTIM, UNTIL_COLOR, FLEX_PLAY, BOUNCE, TARGET, STAGE, NEXT_SEAT,
- DEALER, SIDE, TICK, PILE_LEN, DISC_LEN, NSTEPS, NROUNDS, NLEGAL, ONE_LEGAL) = range(29)
-NFIELDS = 29
+ DEALER, SIDE, TICK, PILE_LEN, DISC_LEN, NSTEPS, NROUNDS, NLEGAL, ONE_LEGAL, TOP) = range(30)
+NFIELDS = 30
+# TOP: the face of the discard pile's top card on the side up, kept by every move that
+# changes it (one load instead of a chain of three on each use)
 
 
 class Batch(NamedTuple):

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from uno_env.batch import tables as T
-from uno_env.batch.layout import DISC_LEN, LAST_DRAWN, PILE_LEN, SIDE, TICK, Batch
+from uno_env.batch.layout import DISC_LEN, LAST_DRAWN, PILE_LEN, SIDE, TICK, TOP, Batch
 from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
 
@@ -85,6 +85,7 @@ def flip(s: Batch, t: Tables, i: int) -> None:
     _reverse(s.pile[i], S[i, PILE_LEN])
     dl = S[i, DISC_LEN]
     _reverse(s.disc[i], dl)
+    S[i, TOP] = faces[s.disc[i, dl - 1]]
     s.disc_counts[i, :] = 0
     for k in range(dl):
         s.disc_counts[i, faces[s.disc[i, k]]] += 1

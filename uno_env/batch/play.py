@@ -70,6 +70,7 @@ def _discard(s: Batch, t: Tables, i: int, seat: int, c: int, f: int) -> None:
     s.counts[i, seat, f] -= 1
     s.disc[i, s.S[i, L.DISC_LEN]] = c
     s.S[i, L.DISC_LEN] += 1
+    s.S[i, L.TOP] = f
     s.disc_counts[i, f] += 1
 
 
