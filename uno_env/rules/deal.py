@@ -21,6 +21,7 @@ from uno_env.rules.hands import Hands
 
 class Piles(StateFields):
     """Deal a round, move cards between piles and hands."""
+    __slots__ = ()
 
     def _deal(self, dealer: int, order: list[int] | None) -> None:
         """G-deal: shuffle (unless the order is given), deal one at a time from dealer + 1."""

@@ -35,6 +35,7 @@ from uno_env.variants.base import EffectFn, Variant
 
 class Resolution(LegalDecisions):
     """Play a card and resolve it up to the next decision."""
+    __slots__ = ()
 
     def _take_draw(self, seat: int, extra: int) -> None:
         """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge)."""

@@ -36,6 +36,7 @@ def decision_table(variant: Variant) -> list[DecisionsFn | None]:
 
 class LegalDecisions(Scoring):
     """The mask: ``_compute_legal`` for the phase, ``catch_victim`` for G-uno's catch."""
+    __slots__ = ()
 
     def _bind(self) -> None:
         super()._bind()

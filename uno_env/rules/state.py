@@ -51,6 +51,7 @@ class IllegalActionError(ValueError):
 
 class State(Snapshots):
     """A UNO round (or match) in progress: ``State(game, seed=..., deck=..., dealer=...)``."""
+    __slots__ = ()
 
     def __init__(self, game: Game, seed: int | None = None,
                  deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
