@@ -41,6 +41,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
                 "is_parallelizable": False, "render_fps": 1}
+    # Slots for the attributes: with ~35 of them in an instance dict CPython's attribute
+    # access slows down on every step (AECEnv still gives instances a dict for others).
+    __slots__ = ("game", "obs_type", "render_mode", "reward_mode", "max_steps",
+                 "reveal_hands", "variant", "num_players", "options", "possible_agents",
+                 "agent_name_mapping", "layout", "state_layout", "action_meanings",
+                 "observation_spaces", "action_spaces", "state_space", "_seeder", "_game",
+                 "_zero_mask", "_masked", "_mask_cache", "_num_actions", "_live",
+                 "_paid_rounds", "_rewards_dirty", "agents", "rewards",
+                 "_cumulative_rewards", "terminations", "truncations", "infos",
+                 "num_steps", "agent_selection")
 
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  render_mode: str | None = None, reward: str = "win_loss",

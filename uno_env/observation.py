@@ -40,6 +40,13 @@ class Piece:
 class ObservationLayout:
     """Where each named piece lives in the observation vector of one configuration."""
 
+    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
+                 "_hand_size", "_nf", "_opp_hidden", "_opp_power", "_opp_uno", "_own_hidden",
+                 "_own_power", "_own_uno", "_pending", "_phase", "_pile", "_pile_hidden",
+                 "_revealed", "_revealed_from", "_score", "_seats", "_top", "_zeros",
+                 "by_name", "face_names", "game", "high", "pieces", "power", "sides", "size")
+    # (slots: `build` reads ~20 of these per step; more than 30 in a dict is slower)
+
     def __init__(self, game: Game) -> None:
         self.game = game
         n, nf = game.num_players, game.num_faces
