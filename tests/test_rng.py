@@ -66,7 +66,7 @@ def test_shuffle_rejects_like_below(k: int) -> None:
     n = m - k  # draw k is below(n)
     limit = TWO32 - TWO32 % n
     seed = (_unmix(((TWO32 - 1) << 32) | 12345) - k * GOLDEN) & MASK64
-    assert (TWO32 - 1) >= limit  # the constructed draw is rejected
+    assert limit <= TWO32 - 1  # the constructed draw is rejected
     r = SplitMix64(seed)
     for _ in range(k):
         r.next_u64()

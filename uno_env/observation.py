@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.state import State
 
-_F32 = np.float32
+_F32 = np.dtype(np.float32)  # a dtype object: numpy parses `np.float32` anew on every call
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,9 @@ class ObservationLayout:
                 victim = state.catch_victim() if state._catch_any else -1
             if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
                 b[self._catch + (victim - seat) % state.n] = 1
-        b[self._pending] = min(state.pending, 255)
+        pending = state.pending
+        if pending:
+            b[self._pending] = pending if pending < 255 else 255
         b[self._pile] = len(state.draw_pile)
         o = self._discard
         b[o:o + nf] = state.discard_counts

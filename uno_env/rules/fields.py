@@ -77,6 +77,7 @@ class StateFields:
     _has_flex: bool
     _plain: bool
     _uno_action: int
+    _pass_action: int
     _vol_draw: bool
     _catch_any: bool
     _catch_action: int
@@ -98,12 +99,14 @@ class StateFields:
         self._draw_action = g.actions.draw
         self._jump_in = g.jump_in
         self._has_flex = g.has_flex
-        self._plain = not g.has_flex and not g.double_play
+        self._more_plays = g.variant.plays_hook()
+        # no flex faces, no double play, no plays of the variant's own: the short paths
+        self._plain = not g.has_flex and not g.double_play and self._more_plays is None
+        self._pass_action = g.actions.pass_
         self._uno_action = g.actions.uno
         self._vol_draw = g.voluntary_draw
         self._catch_any = g.catch_until_out
         self._catch_action = g.actions.catch
-        self._more_plays = g.variant.plays_hook()
 
     def _use_hands(self, book: Hands) -> None:
         """Hold ``book`` and its lists as plain attributes (they are never rebound)."""

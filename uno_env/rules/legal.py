@@ -80,6 +80,14 @@ class LegalDecisions(Scoring):
                 if self._vol_draw:  # G-draw: draw while holding a playable card
                     legal.append(self._draw_action)
                 return
+        elif ph == P_DRAWN and self._plain:  # G-draw-then-play: only the drawn card
+            f = self.faces_of[self.drawn_card]
+            if self._match_bits[self.active_color][self.faces_of[self.discard[-1]]] >> f & 1:
+                legal.append(f)  # G-match, as `playable`; "play <face f>" is action f
+                if self._uno_on and self.hand_len[p] == 2 and not self.uno_called[p]:
+                    legal.append(self._uno_action)
+            legal.append(self._pass_action)
+            return
         g = self.game
         A = g.actions
         hand_len = self.hand_len[p]
