@@ -43,7 +43,7 @@ class ObservationLayout:
     __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
                  "_hand_size", "_nf", "_opp_hidden", "_opp_power", "_opp_uno", "_own_hidden",
                  "_own_power", "_own_uno", "_pending", "_phase", "_pile", "_pile_hidden",
-                 "_revealed", "_revealed_from", "_score", "_seats", "_top", "_zeros",
+                 "_revealed", "_revealed_from", "_score", "_seats", "_tail", "_top",
                  "by_name", "face_names", "game", "high", "pieces", "power", "sides", "size")
     # (slots: `build` reads ~20 of these per step; more than 30 in a dict is slower)
 
@@ -102,7 +102,7 @@ class ObservationLayout:
         self.face_names = list(game.face_names)
         # Offsets as plain attributes: `build` runs once per step.
         at = {p.name: p.start for p in self.pieces}
-        self._zeros = bytes(self.size)
+        self._tail = bytes(self.size - nf)  # the vector after the own hand, before filling
         self._nf = nf
         self._top, self._color, self._ccw = at["top"], at["active_color"], at["counter_clockwise"]
         self._phase, self._pending, self._pile = at["phase"], at["pending_draw"], at["draw_pile"]
@@ -152,9 +152,8 @@ class ObservationLayout:
 
     def build(self, state: State, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that player may know (G-hidden)."""
-        b = bytearray(self._zeros)
+        b = state.counts[seat] + self._tail  # the own hand, then zeros: one allocation
         nf = self._nf
-        b[0:nf] = state.counts[seat]
         b[self._top + state.faces_of[state.discard[-1]]] = 1
         if state.active_color != WILD:
             b[self._color + state.active_color] = 1
