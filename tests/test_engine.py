@@ -105,6 +105,46 @@ def test_effects_dispatch_to_the_variant_handlers() -> None:
         assert s.current == nxt
 
 
+def test_a_new_effect_is_a_change_in_one_file() -> None:
+    """A variant may give a face an effect no engine file names (here "skip-two", written in
+    the test alone): it gets a code of its own and the variant's handler runs it. A face
+    whose effect nobody handles is refused when the game is built, with what is allowed."""
+    from dataclasses import replace
+
+    from scenario_helpers import make_deck
+
+    from uno_env.cards import SKIP
+    from uno_env.rules.codes import CORE_EFFECT_NAMES, EFFECT_CODES
+    from uno_env.rules.effects import CORE_EFFECTS
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+
+    def skip_two(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+        s.next_seat = (p + 3 * s.direction) % s.n
+        return False
+
+    class SkipTwo(Classic):
+        effects = {"skip-two": skip_two}
+
+        def build_deck(self):  # type: ignore[no-untyped-def]
+            faces, cards = super().build_deck()
+            return [replace(f, effect="skip-two") if f.effect == SKIP else f
+                    for f in faces], cards
+
+    class Orphan(SkipTwo):
+        effects = {}
+
+    deck = make_deck("classic", 4, 0, hands={1: ["red-skip"]}, first="red-5")
+    for variant, nxt in ((Classic(), 3), (SkipTwo(), 0)):
+        s = uno_env.State(uno_env.Game(variant, 4, voluntary_draw=True), deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-skip"))
+        assert s.current == nxt
+    assert EFFECT_CODES["skip-two"] >= 13  # after every code the batch engine knows
+    assert set(CORE_EFFECTS) == {EFFECT_CODES[n] for n in CORE_EFFECT_NAMES}
+    with pytest.raises(ValueError, match="'skip-two', which neither the engine nor"):
+        uno_env.Game(Orphan(), 2)
+
+
 def test_match_tables_are_per_deck_not_per_name() -> None:
     """G-match: the match tables are cached per variant object, so a deck that reuses a
     registered name (here a Classic whose Skips match only by colour) gets its own."""

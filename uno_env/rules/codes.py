@@ -30,6 +30,21 @@ EFFECT_CODES = {
     K.ALL_DRAW: E_ALL_DRAW, K.TARGET_DRAW: E_TARGET_DRAW, K.ALL_FLIP: E_ALL_FLIP,
 }
 
+# The effects the core handles itself (rules/effects.py); every other effect of a deck is
+# handled by its variant (``Variant.effects``).
+CORE_EFFECT_NAMES = (K.NUMBER, K.SKIP, K.REVERSE, K.DRAW, K.WILD_PLAIN, K.WILD_DRAW)
+
+
+def effect_code(name: str) -> int:
+    """The code of an effect name. A name not listed above (a variant's own new effect)
+    gets the next free code on first use, so that a new effect is a change in its
+    variant's file only (the compiled batch engine knows only the codes above)."""
+    code = EFFECT_CODES.get(name)
+    if code is None:
+        code = EFFECT_CODES[name] = len(EFFECT_CODES)
+    return code
+
+
 # G-uno: how a missed call is caught (option uno_catch).
 UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2
 UNO_MODES = {"off": UNO_OFF, "auto": UNO_AUTO, "decision": UNO_DECISION}

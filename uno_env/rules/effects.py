@@ -28,6 +28,7 @@ from uno_env.rules.codes import (
     ST_TARGET,
     ST_WINDOW,
     UNO_AUTO,
+    effect_code,
 )
 from uno_env.rules.legal import LegalDecisions
 from uno_env.variants.base import EffectFn, Variant
@@ -272,7 +273,7 @@ def effect_table(variant: Variant) -> list[EffectFn]:
     if table is None:
         by_code = dict(CORE_EFFECTS)
         for name, handler in variant.effects.items():
-            by_code[EFFECT_CODES[name]] = handler
+            by_code[effect_code(name)] = handler
         table = [by_code.get(code, _unknown) for code in range(len(EFFECT_CODES))]
         _TABLES[type(variant)] = table
     return table
