@@ -145,6 +145,31 @@ def test_a_new_effect_is_a_change_in_one_file() -> None:
         uno_env.Game(Orphan(), 2)
 
 
+def test_pending_draws_of_the_variant_own_kind() -> None:
+    """Variant.take_pending decides how a victim takes a pending draw (Flip: until the named
+    colour); here a Classic whose Draw Two victims draw one card, written in the test alone."""
+    from scenario_helpers import make_deck
+
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+    from uno_env.variants.flip import Flip, draw_until_color
+
+    def one_only(s: EffectTable, victim: int) -> bool:
+        s._draw(victim, 1)
+        return True
+
+    class Mild(Classic):
+        take_pending = one_only
+
+    assert Flip.hook("take_pending") is draw_until_color and Classic.hook("take_pending") is None
+    deck = make_deck("classic", 2, 0, hands={1: ["red-draw-two"]}, first="red-5")
+    for variant, got in ((Classic(), 9), (Mild(), 8)):
+        s = uno_env.State(uno_env.Game(variant, 2, voluntary_draw=True, wd_challenge=False),
+                          deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-draw-two"))
+        assert s.hand_len[0] == got and s.pending == 0
+
+
 def test_match_tables_are_per_deck_not_per_name() -> None:
     """G-match: the match tables are cached per variant object, so a deck that reuses a
     registered name (here a Classic whose Skips match only by colour) gets its own."""

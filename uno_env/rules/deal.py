@@ -157,13 +157,6 @@ class Piles(StateFields):
         self.last_drawn = got[-1]
         return len(got)
 
-    def _draw_until(self, seat: int, color: int) -> None:
-        """F-effects: draw one at a time until a card of ``color`` comes (or none is left)."""
-        face_color = self.game.face_color
-        while self._draw(seat, 1):
-            if face_color[self.faces_of[self.last_drawn]] == color:
-                break
-
     def _flip(self) -> None:
         """F-flip: turn over every hand and both piles (a turned pile is reversed)."""
         g = self.game

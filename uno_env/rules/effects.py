@@ -39,11 +39,10 @@ class Resolution(LegalDecisions):
     __slots__ = ()
 
     def _take_draw(self, seat: int, extra: int) -> None:
-        """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge)."""
-        if self.until_color:
-            self._draw_until(seat, self.active_color)
-            self.until_color = False
-        else:
+        """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge);
+        one of the variant's own kind is the variant's (``Variant.take_pending``)."""
+        own = self._take_pending
+        if own is None or not own(self, seat):
             self._draw(seat, self.pending)
         self.pending = 0
         if extra:
@@ -220,6 +219,7 @@ class Resolution(LegalDecisions):
     def _bind(self) -> None:
         super()._bind()
         self._effects = effect_table(self.game.variant)
+        self._take_pending = self.game.variant.hook("take_pending")
 
     def _ask_reverse_back(self, victim: int) -> bool:
         self.current = victim

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uno_env.variants.base import DecisionsFn, EffectFn, PlaysFn
+from uno_env.variants.base import DecisionsFn, EffectFn, PendingFn, PlaysFn
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -83,6 +83,7 @@ class StateFields:
     _catch_action: int
     _effects: list[EffectFn]  # handler per effect code (rules/effects.py)
     _more_plays: PlaysFn | None  # the variant's own plays (Variant.more_plays)
+    _take_pending: PendingFn | None  # the variant's own pending draws (Variant.take_pending)
     _decisions: list[DecisionsFn | None]  # per phase, the variant's (rules/legal.py)
     _take: Callable[[int, int, int], int]  # Hands.remove of `book`
     _give_one: Callable[[int, int, int], None]  # Hands.add_one of `book`

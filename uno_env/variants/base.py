@@ -66,6 +66,7 @@ class EffectTable(Protocol):
     present: list[int]
     power: list[bool]
     until_color: bool
+    last_drawn: int
 
     def _draw(self, seat: int, n: int) -> int: ...
     def _take_draw(self, seat: int, extra: int) -> None: ...
@@ -85,6 +86,10 @@ the variant's own plays (on the seat's turn, or of the drawn card only)."""
 DecisionsFn = Callable[[Any, int, list[int]], None]
 """A phase's legal decisions: ``(table, seat to act, legal)`` appends them; ``table`` is the
 engine's state (its ``game.actions`` names the action ids)."""
+
+PendingFn = Callable[[Any, int], bool]
+"""A pending draw of the variant's own kind: ``(table, victim) -> handled``; when it returns
+False the victim draws ``table.pending`` cards as usual."""
 
 EffectFn = Callable[[Any, int, int, int, bool], bool]
 """An effect handler: ``(table, player, face, cards to draw, last card) -> a decision is
@@ -154,6 +159,9 @@ class Variant:
     decisions: ClassVar[dict[str, DecisionsFn]] = {"jump-in": jump_in_decisions}
     # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
     more_plays: ClassVar[PlaysFn | None] = None
+    # How a victim takes a pending draw of the variant's own kind (Flip: draw until the
+    # named colour), or None: every pending draw is `pending` cards.
+    take_pending: ClassVar[PendingFn | None] = None
 
     def __init__(self) -> None:
         faces, cards = self.build_deck()
@@ -202,10 +210,15 @@ class Variant:
 
     # --- hooks ----------------------------------------------------------------------------
     @classmethod
+    def hook(cls, name: str) -> Any:
+        """The hook attribute ``name`` as a plain function (read from the class: never
+        bound), or None."""
+        return next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__)
+
+    @classmethod
     def plays_hook(cls) -> PlaysFn | None:
-        """:attr:`more_plays` as a plain function (read from the class: never bound)."""
-        hook: PlaysFn | None = next(k.__dict__["more_plays"] for k in cls.__mro__
-                                    if "more_plays" in k.__dict__)
+        """:attr:`more_plays` as a plain function."""
+        hook: PlaysFn | None = cls.hook("more_plays")
         return hook
 
     def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],

@@ -47,6 +47,19 @@ def wild_draw_color(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bo
     return s._attack(p, f, stackable=False, last=last, stack_phase=False)
 
 
+def draw_until_color(s: EffectTable, victim: int) -> bool:
+    """F-effects: a pending Wild Draw Colour: draw one at a time until a card of the named
+    colour comes (or none is left)."""
+    if not s.until_color:
+        return False
+    s.until_color = False
+    color, face_color = s.active_color, s.game.face_color
+    while s._draw(victim, 1):
+        if face_color[s.faces_of[s.last_drawn]] == color:
+            break
+    return True
+
+
 @register
 class Flip(Variant):
     """F-deck, F-players (2-10, hands of 7); the first discard's wild is named by the dealer."""
@@ -55,6 +68,7 @@ class Flip(Variant):
     colors = (LIGHT_COLORS, DARK_COLORS)
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
     effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone, WILD_DRAW_COLOR: wild_draw_color}
+    take_pending = draw_until_color
 
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}
