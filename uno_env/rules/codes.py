@@ -12,6 +12,7 @@ from uno_env import cards as K
  P_TARGET, P_OVER) = range(10)
 PHASES = ("play", "drawn", "color", "challenge", "stack", "catch", "jump-in", "reverse-back",
           "target", "over")
+PHASE_CODES = {name: code for code, name in enumerate(PHASES)}
 
 # What remains to resolve after a card was played (G-uno: choices, catch, effect, window).
 ST_TARGET, ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(5)

@@ -19,9 +19,9 @@ from uno_env.rules.codes import (
     P_COLOR,
     P_JUMP_IN,
     P_PLAY,
-    P_REVERSE_BACK,
     P_STACK,
     P_TARGET,
+    PHASE_CODES,
     ST_CATCH,
     ST_EFFECT,
     ST_NEXT,
@@ -53,10 +53,6 @@ class Resolution(LegalDecisions):
         if self.skip_victim:
             return (victim + self.direction) % self.n
         return (self.play_seat + self.direction) % self.n
-
-    def _holds_reverse(self, seat: int, color: int) -> bool:
-        r = self.game.reverse_face[self.side][color] if color != WILD else -1
-        return r >= 0 and self.counts[seat][r] > 0
 
     def _no_play(self, p: int) -> None:
         """A turn that ended without a play because nothing could be drawn (G-blocked)."""
@@ -189,6 +185,13 @@ class Resolution(LegalDecisions):
             e, draw = g.face_effect[f], g.face_draw[f]
         return self._effects[e](self, self.play_seat, f, draw, self.going_out)
 
+    def _ask(self, seat: int, phase: str) -> bool:
+        """Hand ``seat`` the decision of a phase named as in ``PHASES`` (a variant's own
+        phases: their legal decisions are the variant's, ``Variant.decisions``)."""
+        self.current = seat
+        self.phase = PHASE_CODES[phase]
+        return True
+
     def _ask_color(self, seat: int) -> bool:
         """G-wild-color: ``seat`` names the colour (none is active until then)."""
         self.active_color = WILD
@@ -220,11 +223,6 @@ class Resolution(LegalDecisions):
         super()._bind()
         self._effects = effect_table(self.game.variant)
         self._take_pending = self.game.variant.hook("take_pending")
-
-    def _ask_reverse_back(self, victim: int) -> bool:
-        self.current = victim
-        self.phase = P_REVERSE_BACK
-        return True
 
 
 # --- core effect handlers: (state, player, face, cards to draw, last card) -> must decide ---
