@@ -212,3 +212,28 @@ def test_phase_decisions_dispatch_to_the_variant_hooks() -> None:
 
     with pytest.raises(ValueError, match="unknown phase 'jumpin'"):
         decision_table(Misspelt())
+
+
+def test_the_jump_in_window_is_the_variant_hook() -> None:
+    """C-jump-in: when the window opens after a play and what a pass in it does are the
+    variant's (Variant.window, Variant.passes); here a Classic without the window, written
+    in the test alone, never asks even with the jump_in option on."""
+    from scenario_helpers import make_deck
+
+    from uno_env.rules.codes import P_JUMP_IN, P_PLAY
+    from uno_env.variants.classic import Classic
+
+    class NoWindow(Classic):
+        window = None
+
+    deck = make_deck("classic", 2, 0, hands={1: ["red-5"], 0: ["red-5"]}, first="red-3")
+    for variant, phase in ((Classic(), P_JUMP_IN), (NoWindow(), P_PLAY)):
+        s = uno_env.State(uno_env.Game(variant, 2, jump_in=True, voluntary_draw=True),
+                          deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-5"))
+        assert (s.current, s.phase) == (0, phase)
+    s = uno_env.State(uno_env.Game(Classic(), 2, jump_in=True, voluntary_draw=True),
+                      deck=deck, dealer=0)
+    s.step(s.game.actions.index("play red-5"))
+    s.step(s.game.actions.pass_)  # nobody else holds the twin: the turn goes on to seat 0
+    assert (s.current, s.phase) == (0, P_PLAY)

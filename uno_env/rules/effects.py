@@ -17,7 +17,6 @@ from uno_env.rules.codes import (
     P_CATCH,
     P_CHALLENGE,
     P_COLOR,
-    P_JUMP_IN,
     P_PLAY,
     P_STACK,
     P_TARGET,
@@ -30,7 +29,7 @@ from uno_env.rules.codes import (
     UNO_AUTO,
     effect_code,
 )
-from uno_env.rules.legal import LegalDecisions
+from uno_env.rules.legal import LegalDecisions, phase_table
 from uno_env.variants.base import EffectFn, Variant
 
 
@@ -142,7 +141,8 @@ class Resolution(LegalDecisions):
                 self.stage = ST_NEXT
                 self._end_round(self.play_seat)
                 return
-            if self._jump_in and self._open_window((self.play_seat + self.direction) % self.n):
+            window = self._window  # the variant's (jump-in), None when off
+            if window is not None and window(self, (self.play_seat + self.direction) % self.n):
                 self.stage = ST_NEXT
                 return
         self.stage = ST_NEXT
@@ -157,21 +157,6 @@ class Resolution(LegalDecisions):
         self.current = seat
         self.phase = P_CATCH
         return True
-
-    def _open_window(self, seat: int) -> bool:
-        """E-jump-in: ask, from ``seat`` on, the next player holding the top card's twin."""
-        f = self.faces_of[self.discard[-1]]
-        if self.game.face_wild[f]:
-            return False
-        n, d, p = self.n, self.direction, self.play_seat
-        counts = self.counts
-        while seat != p:
-            if counts[seat][f]:
-                self.current = seat
-                self.phase = P_JUMP_IN
-                return True
-            seat = (seat + d) % n
-        return False
 
     def _effect(self) -> bool:
         """The effect of the card just played (C-, F-, X-, E-effects; numbers and plain
@@ -222,7 +207,10 @@ class Resolution(LegalDecisions):
     def _bind(self) -> None:
         super()._bind()
         self._effects = effect_table(self.game.variant)
-        self._take_pending = self.game.variant.hook("take_pending")
+        v = self.game.variant
+        self._take_pending = v.hook("take_pending")
+        self._window = v.hook("window") if self.game.jump_in else None
+        self._passes = phase_table(v, v.passes)
 
 
 # --- core effect handlers: (state, player, face, cards to draw, last card) -> must decide ---

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uno_env.variants.base import DecisionsFn, EffectFn, PendingFn, PlaysFn
+from uno_env.variants.base import DecisionsFn, EffectFn, PendingFn, PlaysFn, WindowFn
 
 if TYPE_CHECKING:
     from uno_env.rules.game import Game
@@ -73,7 +73,6 @@ class StateFields:
     _match_bits: list[list[int]]
     _uno_on: bool
     _draw_action: int
-    _jump_in: bool
     _has_flex: bool
     _plain: bool
     _uno_action: int
@@ -84,6 +83,8 @@ class StateFields:
     _effects: list[EffectFn]  # handler per effect code (rules/effects.py)
     _more_plays: PlaysFn | None  # the variant's own plays (Variant.more_plays)
     _take_pending: PendingFn | None  # the variant's own pending draws (Variant.take_pending)
+    _window: WindowFn | None  # opened after each play (Variant.window), None when off
+    _passes: list[WindowFn | None]  # per phase, what a pass means (Variant.passes)
     _decisions: list[DecisionsFn | None]  # per phase, the variant's (rules/legal.py)
     _take: Callable[[int, int, int], int]  # Hands.remove of `book`
     _give_one: Callable[[int, int, int], None]  # Hands.add_one of `book`
@@ -98,7 +99,6 @@ class StateFields:
         self._match_bits = g.match_bits
         self._uno_on = g.rules.uno_on
         self._draw_action = g.actions.draw
-        self._jump_in = g.jump_in
         self._has_flex = g.has_flex
         self._more_plays = g.variant.plays_hook()
         # no flex faces, no double play, no plays of the variant's own: the short paths

@@ -3,6 +3,8 @@ phase's choices). ``legal`` is rebuilt in place after every decision."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from uno_env.rules.codes import (
     P_CATCH,
     P_CHALLENGE,
@@ -19,18 +21,24 @@ from uno_env.variants.base import DecisionsFn, Variant
 _TABLES: dict[type[Variant], list[DecisionsFn | None]] = {}
 
 
+def phase_table(variant: Variant, hooks: dict[str, Any]) -> list[Any]:
+    """A variant's hooks by phase name (``Variant.decisions``, ``Variant.passes``) as a list
+    by phase code, None where it has none; a misspelt phase name is refused."""
+    table: list[Any] = [None] * len(PHASES)
+    for name, hook in hooks.items():
+        if name not in PHASES:
+            raise ValueError(f"{variant.name}: unknown phase {name!r} in its hooks; "
+                             f"allowed: {', '.join(PHASES)}")
+        table[PHASES.index(name)] = hook
+    return table
+
+
 def decision_table(variant: Variant) -> list[DecisionsFn | None]:
     """Handler per phase code for the phases a variant adds (``Variant.decisions``); the
     core phases are computed inline in ``_compute_legal``."""
     table = _TABLES.get(type(variant))
     if table is None:
-        table = [None] * len(PHASES)
-        for name, hook in variant.decisions.items():
-            if name not in PHASES:
-                raise ValueError(f"{variant.name}: unknown phase {name!r} in decisions; "
-                                 f"allowed: {', '.join(PHASES)}")
-            table[PHASES.index(name)] = hook
-        _TABLES[type(variant)] = table
+        table = _TABLES[type(variant)] = phase_table(variant, variant.decisions)
     return table
 
 

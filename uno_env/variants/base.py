@@ -92,6 +92,10 @@ PendingFn = Callable[[Any, int], bool]
 """A pending draw of the variant's own kind: ``(table, victim) -> handled``; when it returns
 False the victim draws ``table.pending`` cards as usual."""
 
+WindowFn = Callable[[Any, int], bool]
+"""The window of out-of-turn plays after a play resolves: ``(table, first seat to ask) -> a
+decision is asked``; also a pass in it (``Variant.passes``: ``(table, seat who passed)``)."""
+
 EffectFn = Callable[[Any, int, int, int, bool], bool]
 """An effect handler: ``(table, player, face, cards to draw, last card) -> a decision is
 asked``; ``table`` is an :class:`EffectTable`. It sets ``next_seat`` unless it asks."""
@@ -132,6 +136,26 @@ def jump_in_decisions(s: Any, p: int, legal: list[int]) -> None:
     legal.append(A.pass_)
 
 
+def jump_in_window(s: Any, seat: int) -> bool:
+    """C-jump-in, E-jump-in: ask, from ``seat`` on, the next player holding the twin of the
+    top card (a wild has none); the window closes back at its player."""
+    f = s.faces_of[s.discard[-1]]
+    if s.game.face_wild[f]:
+        return False
+    n, d, p = s.n, s.direction, s.play_seat
+    counts = s.counts
+    while seat != p:
+        if counts[seat][f]:
+            return bool(s._ask(seat, "jump-in"))
+        seat = (seat + d) % n
+    return False
+
+
+def pass_jump_in(s: Any, p: int) -> bool:
+    """C-jump-in: a pass asks the next holder of the twin, if any."""
+    return jump_in_window(s, (p + s.direction) % s.n)
+
+
 class Variant:
     """Deck data plus hooks. Subclasses set the class attributes and may override hooks."""
 
@@ -158,6 +182,10 @@ class Variant:
     # the engine dispatches to them (rules/legal.py). Every variant may open the jump-in
     # window (the `jump_in` option); Express adds reverse-back, Flex the target choice.
     decisions: ClassVar[dict[str, DecisionsFn]] = {"jump-in": jump_in_decisions}
+    # The window after each play, opened when the `jump_in` option is on, and what a pass
+    # means in the variant's phases (by phase name); the engine resumes when nobody is asked.
+    window: ClassVar[WindowFn | None] = jump_in_window
+    passes: ClassVar[dict[str, WindowFn]] = {"jump-in": pass_jump_in}
     # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
     more_plays: ClassVar[PlaysFn | None] = None
     # How a victim takes a pending draw of the variant's own kind (Flip: draw until the
