@@ -9,7 +9,6 @@ from uno_env.rules.codes import (
     E_NUMBER,
     E_REVERSE,
     E_SKIP,
-    E_TARGET_DRAW,
     E_WDC,
     E_WILD,
     E_WILD_DRAW,
@@ -80,7 +79,7 @@ class Resolution(LegalDecisions):
         self.flex_play = flex
         if flex:
             wild = g.flex_wild[f]
-            self.stage = ST_TARGET if g.flex_effect[f] == E_TARGET_DRAW else ST_CATCH
+            self.stage = ST_TARGET if g.flex_targeted[f] else ST_CATCH
             if self.power[p]:
                 self._flip_powers((p,))  # X-power (i): turns red
         else:

@@ -21,6 +21,10 @@ _MATCH_TABLES: weakref.WeakKeyDictionary[Variant, tuple[list[list[int]], list[li
 def _check_effects(v: Variant) -> None:
     """Every face's effect must have a handler: the core's or the variant's own."""
     handled = set(CORE_EFFECT_NAMES) | set(v.effects)
+    for face in v.faces:
+        if face.targeted:
+            raise ValueError(f"variant {v.name!r}: face {face.name!r} is targeted; only a flex "
+                             "face may be (X-effects: the target is named for a flex play)")
     for face in (*v.faces, *(x for x in v.flex_faces if x is not None)):
         if face.effect not in handled:
             raise ValueError(
@@ -61,6 +65,8 @@ class Game:
         self.flex_effect = [-1 if x is None else effect_code(x.effect) for x in flex]
         self.flex_draw = [0 if x is None else x.draw for x in flex]
         self.flex_wild = [x is not None and x.is_wild for x in flex]
+        # X-effects: a flex face whose player names its victim first (the target stage)
+        self.flex_targeted = [x is not None and x.targeted for x in flex]
         self.flex_color = [-1 if x is None else x.color for x in flex]
         self.flex_challengeable = [x is not None and x.challengeable and r.wd_challenge
                                    for x in flex]
