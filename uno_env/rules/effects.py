@@ -9,7 +9,6 @@ from uno_env.rules.codes import (
     E_NUMBER,
     E_REVERSE,
     E_SKIP,
-    E_WDC,
     E_WILD,
     E_WILD_DRAW,
     EFFECT_CODES,
@@ -91,9 +90,9 @@ class Resolution(LegalDecisions):
             self.challenge_seat = p
             self.honest = g.variant.is_honest(self.counts[p], g.color_faces, prior_color)
         if wild:
-            # G-wild-color; a last card's colour would not matter, except that a Wild Draw
-            # Colour's victim draws until it (G-win-round: the effect still resolves)
-            if not self.going_out or (not flex and g.face_effect[f] == E_WDC):
+            # G-wild-color; a last card's colour would not matter, except for a face whose
+            # effect reads it (Flip's Wild Draw Colour: Face.color_on_last)
+            if not self.going_out or (not flex and g.face_color_on_last[f]):
                 self.active_color = WILD  # none until chosen (never the previous one)
                 self.current = p
                 self.phase = P_COLOR
@@ -210,6 +209,7 @@ class Resolution(LegalDecisions):
         self._take_pending = v.hook("take_pending")
         self._window = v.hook("window") if self.game.jump_in else None
         self._passes = phase_table(v, v.passes)
+        self._answers = [bool(x) for x in phase_table(v, dict.fromkeys(v.answers, True))]
 
 
 # --- core effect handlers: (state, player, face, cards to draw, last card) -> must decide ---

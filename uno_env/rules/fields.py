@@ -85,6 +85,7 @@ class StateFields:
     _take_pending: PendingFn | None  # the variant's own pending draws (Variant.take_pending)
     _window: WindowFn | None  # opened after each play (Variant.window), None when off
     _passes: list[WindowFn | None]  # per phase, what a pass means (Variant.passes)
+    _answers: list[bool]  # per phase, a play in it answers an effect (Variant.answers)
     _decisions: list[DecisionsFn | None]  # per phase, the variant's (rules/legal.py)
     _take: Callable[[int, int, int], int]  # Hands.remove of `book`
     _give_one: Callable[[int, int, int], None]  # Hands.add_one of `book`

@@ -54,6 +54,7 @@ class Game:
         self.face_draw = [f.draw for f in faces]
         self.face_points = [f.points for f in faces]
         self.face_wild = [f.is_wild for f in faces]
+        self.face_color_on_last = [f.color_on_last for f in faces]  # F: Wild Draw Colour
         self.face_symbol_match = [f.symbol_match for f in faces]
         self.face_challengeable = [f.challengeable and r.wd_challenge for f in faces]
         self.face_names = [f.name for f in faces]

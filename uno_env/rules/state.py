@@ -30,7 +30,6 @@ from uno_env.rules.codes import (
     P_CATCH,
     P_DRAWN,
     P_OVER,
-    P_REVERSE_BACK,
     PASS,
     PHASES,
     PLAY,
@@ -117,7 +116,7 @@ class State(Snapshots):
         p = self.current
         ph = self.phase
         if t == PLAY:  # "play <face f>" is action f
-            self.bounce = ph == P_REVERSE_BACK
+            self.bounce = self._answers[ph]  # E-reverse-back: the variant's answers
             self._play(p, a, self.drawn_card if ph == P_DRAWN else -1, False, False)
         elif t == DRAW:
             if self._draw(p, 1):

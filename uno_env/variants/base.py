@@ -186,6 +186,9 @@ class Variant:
     # means in the variant's phases (by phase name); the engine resumes when nobody is asked.
     window: ClassVar[WindowFn | None] = jump_in_window
     passes: ClassVar[dict[str, WindowFn]] = {"jump-in": pass_jump_in}
+    # The variant's phases in which a play answers the effect being resolved (Express's
+    # reverse-back: the Reverse sends it back); the play's effect handler reads `bounce`.
+    answers: ClassVar[tuple[str, ...]] = ()
     # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
     more_plays: ClassVar[PlaysFn | None] = None
     # How a victim takes a pending draw of the variant's own kind (Flip: draw until the

@@ -95,6 +95,7 @@ class Express(Variant):
     uno_penalty = 4  # E-uno
     effects = {SKIP: skip, REVERSE: reverse, DRAW: draw_one}
     decisions = {**Variant.decisions, "reverse-back": reverse_back_decisions}
+    answers = ("reverse-back",)
     options = {
         **COMMON_OPTIONS,
         "wd_challenge": Option(False, BOOL, help="G-wd-challenge for Wild Draw Two (E: off)"),

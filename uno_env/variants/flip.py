@@ -87,7 +87,7 @@ class Flip(Variant):
             ActionRow("flip", FLIP, 20),
         ], side=1)
         dark.append((wild_face("wild-draw-color", WILD_DRAW_COLOR, 60, challengeable=True,
-                               side=1), 4))
+                               side=1, color_on_last=True), 4))
         faces = [f for f, _ in light] + [f for f, _ in dark]
         light_cards = [i for i, (_, k) in enumerate(light) for _ in range(k)]
         dark_cards = [len(light) + i for i, (_, k) in enumerate(dark) for _ in range(k)]
