@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from uno_env.rules.codes import (
     E_DRAW,
-    E_FLIP,
     E_NUMBER,
     E_REVERSE,
     E_SKIP,
@@ -92,17 +91,9 @@ class Piles(StateFields):
         first = (d + 1) % n
         effect = g.face_effect[f]
         chooser = d if g.first_wild_chooser == "dealer" else first
-        if effect == E_FLIP:  # F-first-discard: flip, start on the dark side
-            self._flip()
-            top = self.faces_of[self.discard[-1]]
-            self.active_color = g.face_color[top]
-            if g.face_wild[top]:
-                self.current = chooser
-                self.phase = P_COLOR
-                self.stage = ST_NEXT
-                self.next_seat = first
-            else:
-                self._start_turn(first)
+        own = g.variant.first_discard.get(g.faces[f].effect)  # the variant's (Flip: Flip)
+        if own is not None:
+            own(self, chooser, first)
         elif effect == E_SKIP:
             self._start_turn((d + 2) % n)
         elif effect == E_REVERSE:

@@ -76,6 +76,7 @@ class EffectTable(Protocol):
     def _flip_powers(self, seats: Sequence[int]) -> None: ...
     def _ask_color(self, seat: int) -> bool: ...
     def _ask(self, seat: int, phase: str) -> bool: ...
+    def _start_turn(self, seat: int) -> None: ...
     def _ask_challenge(self, seat: int, challengeable: bool, stack: bool = False) -> bool: ...
     def _attack(self, p: int, f: int, stackable: bool, last: bool, stack_phase: bool) -> bool: ...
 
@@ -91,6 +92,10 @@ engine's state (its ``game.actions`` names the action ids)."""
 PendingFn = Callable[[Any, int], bool]
 """A pending draw of the variant's own kind: ``(table, victim) -> handled``; when it returns
 False the victim draws ``table.pending`` cards as usual."""
+
+FirstFn = Callable[[Any, int, int], None]
+"""C-first-discard for a variant's own effect: ``(table, colour chooser, first player)``
+starts the round (the first card is on the discard pile)."""
 
 WindowFn = Callable[[Any, int], bool]
 """The window of out-of-turn plays after a play resolves: ``(table, first seat to ask) -> a
@@ -186,6 +191,9 @@ class Variant:
     # means in the variant's phases (by phase name); the engine resumes when nobody is asked.
     window: ClassVar[WindowFn | None] = jump_in_window
     passes: ClassVar[dict[str, WindowFn]] = {"jump-in": pass_jump_in}
+    # C-first-discard: how a first card of the variant's own effects starts the round (by
+    # effect name; Flip: a Flip); other effects of the variant are not acted on.
+    first_discard: ClassVar[dict[str, FirstFn]] = {}
     # The variant's phases in which a play answers the effect being resolved (Express's
     # reverse-back: the Reverse sends it back); the play's effect handler reads `bounce`.
     answers: ClassVar[tuple[str, ...]] = ()

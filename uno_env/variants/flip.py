@@ -41,6 +41,18 @@ def flip_sides(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     return False
 
 
+def flip_first(s: EffectTable, chooser: int, first: int) -> None:
+    """F-first-discard: a Flip turned up first flips everything and play starts on the
+    dark side; a wild turned up then is named by ``chooser`` (the dealer)."""
+    s._flip()
+    top = s.faces_of[s.discard[-1]]
+    s.active_color = s.game.face_color[top]
+    if s.game.face_wild[top]:
+        s._ask_color(chooser)
+    else:
+        s._start_turn(first)
+
+
 def wild_draw_color(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     """F-effects: the next player draws until the named colour comes (never stacked)."""
     s.until_color = True
@@ -69,6 +81,7 @@ class Flip(Variant):
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
     effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone, WILD_DRAW_COLOR: wild_draw_color}
     take_pending = draw_until_color
+    first_discard = {FLIP: flip_first}
 
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}
