@@ -48,7 +48,8 @@ def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json:
                   out_png: str | Path, seed: int = 0, workers: int = 1,
                   opponents: Sequence[str] = ("random", "rule")) -> dict[str, Any]:
     """Evaluate a trained policy against each opponent with ``uno_env.training.evaluate`` (each deal
-    twice, seats swapped; with more players one seat against a field, rotated), plot the run's training curve and write both to ``docs/results``."""
+    twice, seats swapped; with more players one seat against a field, rotated), plot the
+    run's training curve and write both to ``docs/results``."""
     from uno_env.training.evaluate import evaluate
 
     run = Path(run_dir)
