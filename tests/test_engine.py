@@ -105,6 +105,71 @@ def test_effects_dispatch_to_the_variant_handlers() -> None:
         assert s.current == nxt
 
 
+def test_a_new_effect_is_a_change_in_one_file() -> None:
+    """A variant may give a face an effect no engine file names (here "skip-two", written in
+    the test alone): it gets a code of its own and the variant's handler runs it. A face
+    whose effect nobody handles is refused when the game is built, with what is allowed."""
+    from dataclasses import replace
+
+    from scenario_helpers import make_deck
+
+    from uno_env.cards import SKIP
+    from uno_env.rules.codes import CORE_EFFECT_NAMES, EFFECT_CODES
+    from uno_env.rules.effects import CORE_EFFECTS
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+
+    def skip_two(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
+        s.next_seat = (p + 3 * s.direction) % s.n
+        return False
+
+    class SkipTwo(Classic):
+        effects = {"skip-two": skip_two}
+
+        def build_deck(self):  # type: ignore[no-untyped-def]
+            faces, cards = super().build_deck()
+            return [replace(f, effect="skip-two") if f.effect == SKIP else f
+                    for f in faces], cards
+
+    class Orphan(SkipTwo):
+        effects = {}
+
+    deck = make_deck("classic", 4, 0, hands={1: ["red-skip"]}, first="red-5")
+    for variant, nxt in ((Classic(), 3), (SkipTwo(), 0)):
+        s = uno_env.State(uno_env.Game(variant, 4, voluntary_draw=True), deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-skip"))
+        assert s.current == nxt
+    assert EFFECT_CODES["skip-two"] >= 13  # after every code the batch engine knows
+    assert set(CORE_EFFECTS) == {EFFECT_CODES[n] for n in CORE_EFFECT_NAMES}
+    with pytest.raises(ValueError, match="'skip-two', which neither the engine nor"):
+        uno_env.Game(Orphan(), 2)
+
+
+def test_pending_draws_of_the_variant_own_kind() -> None:
+    """Variant.take_pending decides how a victim takes a pending draw (Flip: until the named
+    colour); here a Classic whose Draw Two victims draw one card, written in the test alone."""
+    from scenario_helpers import make_deck
+
+    from uno_env.variants.base import EffectTable
+    from uno_env.variants.classic import Classic
+    from uno_env.variants.flip import Flip, draw_until_color
+
+    def one_only(s: EffectTable, victim: int) -> bool:
+        s._draw(victim, 1)
+        return True
+
+    class Mild(Classic):
+        take_pending = one_only
+
+    assert Flip.hook("take_pending") is draw_until_color and Classic.hook("take_pending") is None
+    deck = make_deck("classic", 2, 0, hands={1: ["red-draw-two"]}, first="red-5")
+    for variant, got in ((Classic(), 9), (Mild(), 8)):
+        s = uno_env.State(uno_env.Game(variant, 2, voluntary_draw=True, wd_challenge=False),
+                          deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-draw-two"))
+        assert s.hand_len[0] == got and s.pending == 0
+
+
 def test_match_tables_are_per_deck_not_per_name() -> None:
     """G-match: the match tables are cached per variant object, so a deck that reuses a
     registered name (here a Classic whose Skips match only by colour) gets its own."""
@@ -147,3 +212,28 @@ def test_phase_decisions_dispatch_to_the_variant_hooks() -> None:
 
     with pytest.raises(ValueError, match="unknown phase 'jumpin'"):
         decision_table(Misspelt())
+
+
+def test_the_jump_in_window_is_the_variant_hook() -> None:
+    """C-jump-in: when the window opens after a play and what a pass in it does are the
+    variant's (Variant.window, Variant.passes); here a Classic without the window, written
+    in the test alone, never asks even with the jump_in option on."""
+    from scenario_helpers import make_deck
+
+    from uno_env.rules.codes import P_JUMP_IN, P_PLAY
+    from uno_env.variants.classic import Classic
+
+    class NoWindow(Classic):
+        window = None
+
+    deck = make_deck("classic", 2, 0, hands={1: ["red-5"], 0: ["red-5"]}, first="red-3")
+    for variant, phase in ((Classic(), P_JUMP_IN), (NoWindow(), P_PLAY)):
+        s = uno_env.State(uno_env.Game(variant, 2, jump_in=True, voluntary_draw=True),
+                          deck=deck, dealer=0)
+        s.step(s.game.actions.index("play red-5"))
+        assert (s.current, s.phase) == (0, phase)
+    s = uno_env.State(uno_env.Game(Classic(), 2, jump_in=True, voluntary_draw=True),
+                      deck=deck, dealer=0)
+    s.step(s.game.actions.index("play red-5"))
+    s.step(s.game.actions.pass_)  # nobody else holds the twin: the turn goes on to seat 0
+    assert (s.current, s.phase) == (0, P_PLAY)

@@ -191,12 +191,14 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
     s = SelfPlayTrainer(cfg).run()
     assert s["updates"] == 1 and s["curve"][-1]["rule"]["games"] >= 4  # evaluated at the end
     monkeypatch.setattr(uno_env.agents.ppo, "CHECKPOINT_DIR", tmp_path)
-    agent = uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=n)
+    opts = cfg["options"]  # the table it was trained at (agents.load refuses any other)
+    agent = uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=n, **opts)
     assert agent.info["num_players"] == n and agent.info["path"].endswith(f"{variant}_{n}p.pt")
-    e = uno_env.raw_env(variant, n, max_steps=300)
+    assert {k: agent.info["options"][k] for k in opts} == opts
+    e = uno_env.raw_env(variant, n, max_steps=300, **opts)
     e.reset(seed=1)
     while not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
         o = e.observe(e.agent_selection)
         e.step(agent.act(o["observation"], o["action_mask"]))
     with pytest.raises(ValueError, match=f"is the {n}-player {variant} agent"):
-        uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3)
+        uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3, **opts)

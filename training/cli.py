@@ -54,6 +54,9 @@ def add_evaluate_parser(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes to play games in")
     p.add_argument("--max-steps", type=int, default=None,
                    help="truncate a game after this many decisions (no winner)")
+    p.add_argument("--seating", choices=["alternate", "one"], default="alternate",
+                   help="alternate: seats A, B, A, ... and swapped; one: A in one seat and B "
+                   "in every other, A's seat rotated (one agent against a field)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_evaluate)
@@ -114,6 +117,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         raise ValueError(f"--agents needs two specs separated by a comma, got {a.agents!r}")
     result = evaluate(specs[0], specs[1], a.games, variant=a.variant, num_players=a.players,
                       seed=a.seed, options=options_dict(a.option), workers=a.workers,
-                      max_steps=a.max_steps, progress=not a.no_progress and sys.stderr.isatty())
+                      max_steps=a.max_steps, progress=not a.no_progress and sys.stderr.isatty(),
+                      seating=a.seating)
     print(to_json(result) if a.json else result.format())
     return 0

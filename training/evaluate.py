@@ -3,8 +3,11 @@
 Games come in pairs: each deal (from ``seed`` and the pair's index) is played twice with the
 seats swapped, so luck of the deal cancels out between the two agents. With more than two
 players the seats alternate between the agents (A, B, A, ...; the second game of a pair
-B, A, B, ...). Every game's seeds derive from ``seed`` and the game's index alone, so a run
-gives the same numbers with any number of worker processes.
+B, A, B, ...), or, with ``seating="one"``, A takes one seat and B every other: each deal is
+then played once per seat, A in each seat in turn (one agent against a field, seats
+rotated; with two players both seatings are the same games). Every game's seeds derive
+from ``seed`` and the game's index alone, so a run gives the same numbers with any number
+of worker processes.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class EvalResult:
     truncated: int
     decisions: int
     seconds: float
+    seating: str = "alternate"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -55,7 +59,7 @@ class EvalResult:
         opts = "".join(f", {k}={v}" for k, v in sorted(self.options.items()))
         lines = [
             f"{a.name} vs {b.name}: {self.games} games of {self.variant}, {self.num_players} "
-            f"players{opts}, seed {self.seed} (each deal played twice, seats swapped)",
+            f"players{opts}, seed {self.seed} ({_seating_text(self.seating, self.num_players)})",
             f"{'agent':<24} {'wins':>7} {'win rate':>9}   {'95% CI':<17} {'mean points':>11}",
         ]
         for r in self.agents:
@@ -70,14 +74,32 @@ class EvalResult:
         return "\n".join(lines)
 
 
-def seat_owner(game_index: int, seat: int) -> int:
+SEATINGS = ("alternate", "one")
+
+
+def _seating_text(seating: str, num_players: int) -> str:
+    if seating == "one" and num_players > 2:
+        return (f"A in one seat, B in the other {num_players - 1}; each deal played "
+                f"{num_players} times, A in every seat")
+    return "each deal played twice, seats swapped"
+
+
+def deal_group(num_players: int, seating: str) -> int:
+    """How many games share one deal: 2 (seats swapped), or one per seat for ``"one"``."""
+    return num_players if seating == "one" else 2
+
+
+def seat_owner(game_index: int, seat: int, num_players: int = 2,
+               seating: str = "alternate") -> int:
     """Which agent (0 = A, 1 = B) sits at ``seat`` in game ``game_index``."""
+    if seating == "one":
+        return 0 if seat == game_index % num_players else 1
     return (seat + game_index) % 2
 
 
-def deal_seed(seed: int, game_index: int) -> int:
-    """The env seed of a game: the same for both games of a pair."""
-    return derive_seed(seed, game_index // 2)
+def deal_seed(seed: int, game_index: int, group: int = 2) -> int:
+    """The env seed of a game: the same for every game of its group (``deal_group``)."""
+    return derive_seed(seed, game_index // group)
 
 
 def agent_seed(seed: int, game_index: int, seat: int) -> int:
@@ -93,7 +115,8 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, Any]:
 
 def play_games(specs: Sequence[Any], variant: str, num_players: int, options: dict[str, Any],
                seed: int, start: int, stop: int, max_steps: int | None,
-               on_game: Callable[[], None] | None = None) -> dict[str, Any]:
+               on_game: Callable[[], None] | None = None,
+               seating: str = "alternate") -> dict[str, Any]:
     """Play games ``start..stop-1`` of a run; returns the tallies."""
     from uno_env import raw_env
 
@@ -102,9 +125,10 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
     seated = [[_instance(specs[i], variant, num_players, options, s) for i in range(2)]
               for s in range(num_players)]
     wins, points, shared, no_winner, truncated, decisions = [0, 0], [0.0, 0.0], 0, 0, 0, 0
+    group = deal_group(num_players, seating)
     for k in range(start, stop):
-        e.reset(seed=deal_seed(seed, k))
-        owner = [seat_owner(k, s) for s in range(num_players)]
+        e.reset(seed=deal_seed(seed, k, group))
+        owner = [seat_owner(k, s, num_players, seating) for s in range(num_players)]
         players: list[Agent] = [seated[s][owner[s]] for s in range(num_players)]
         for s, ag in enumerate(players):
             seed_agent(ag, agent_seed(seed, k, s))
@@ -142,8 +166,11 @@ def _instance(spec: Any, variant: str, num_players: int, options: dict[str, Any]
 def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: str = "classic",
              num_players: int = 2, seed: int = 0, options: dict[str, Any] | None = None,
              workers: int = 1, max_steps: int | None = None,
-             progress: bool = False) -> EvalResult:
+             progress: bool = False, seating: str = "alternate") -> EvalResult:
     """Play ``games`` games between A and B (specs such as ``"rule"`` or agent objects).
+
+    ``seating``: ``"alternate"`` (A, B, A, ... and swapped) or ``"one"`` (A in one seat,
+    B in all others, A's seat rotated over each deal's games).
 
     ``workers > 1`` splits the games over processes (agents must then be given as specs).
     ``max_steps`` truncates games after that many decisions (a truncated game has no
@@ -153,6 +180,8 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
         raise ValueError(f"games must be an integer >= 1, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if seating not in SEATINGS:
+        raise ValueError(f"unknown seating {seating!r}; choose one of {', '.join(SEATINGS)}")
     opts = dict(options or {})
     specs = [agent_a, agent_b]
     if workers > 1 and not all(isinstance(s, str) for s in specs):
@@ -177,11 +206,12 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
     if workers == 1:
         tick = None if bar is None else (lambda: bar.update(1))
         parts.append(play_games(specs, variant, num_players, opts, seed, 0, games, max_steps,
-                                tick))
+                                tick, seating))
     else:
-        chunk = max(2, min(1000, math.ceil(games / (workers * 4) / 2) * 2))
+        group = deal_group(num_players, seating)
+        chunk = max(group, min(1000, math.ceil(games / (workers * 4) / group) * group))
         jobs = [(specs, variant, num_players, opts, seed, lo, min(lo + chunk, games),
-                 max_steps) for lo in range(0, games, chunk)]
+                 max_steps, None, seating) for lo in range(0, games, chunk)]
         import multiprocessing
 
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -204,7 +234,7 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
         agents=results, shared=sum(p["shared"] for p in parts),
         no_winner=sum(p["no_winner"] for p in parts),
         truncated=sum(p["truncated"] for p in parts),
-        decisions=sum(p["decisions"] for p in parts), seconds=seconds)
+        decisions=sum(p["decisions"] for p in parts), seconds=seconds, seating=seating)
 
 
 def to_json(result: EvalResult) -> str:

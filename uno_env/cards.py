@@ -47,6 +47,10 @@ class Face:
     challengeable: bool = False
     symbol_match: bool = True  # False: matches only by colour (E-draw-one)
     side: int = 0  # 0 light / normal, 1 dark (Flip)
+    targeted: bool = False  # X-effects (a flex face): its player names the victim first
+    # a wild whose colour is named even as a last card (F-effects: Wild Draw Colour's
+    # victim draws until that colour comes; G-win-round: the effect still resolves)
+    color_on_last: bool = False
 
     @property
     def is_wild(self) -> bool:
@@ -93,11 +97,11 @@ def color_faces(
 
 def wild_face(
     name: str, effect: str, points: int, draw: int = 0, challengeable: bool = False,
-    side: int = 0,
+    side: int = 0, targeted: bool = False, color_on_last: bool = False,
 ) -> Face:
     """A wild face: its symbol is its name."""
     return Face(name, WILD, name, effect, points, draw=draw, challengeable=challengeable,
-                side=side)
+                side=side, targeted=targeted, color_on_last=color_on_last)
 
 
 def one_sided_deck(

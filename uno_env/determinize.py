@@ -46,7 +46,6 @@ from uno_env.rules.codes import (
     E_FLIP,
     E_REVERSE,
     E_SKIP,
-    E_TARGET_DRAW,
     E_WDC,
     PHASES,
     PLAY,
@@ -192,7 +191,7 @@ def _infer_continuation(game: Game, data: dict[str, Any], o: dict[str, np.ndarra
         data["stage"] = "catch"
     elif phase in ("challenge", "stack"):  # the victim of a draw card
         player = (seat - d) % n
-        flex = (game.has_flex and game.flex_effect[top] == E_TARGET_DRAW
+        flex = (game.has_flex and game.flex_targeted[top]
                 and not data["power_green"][player])
         data.update(stage="window", play_seat=player, flex_play=flex,
                     skip_victim=not flex, until_color=game.face_effect[top] == E_WDC,
@@ -211,7 +210,7 @@ def _infer_continuation(game: Game, data: dict[str, Any], o: dict[str, np.ndarra
 def _own_play(game: Game, data: dict[str, Any], top: int, seat: int, flex: bool) -> None:
     """The observer's own card is being resolved (its colour or target is asked)."""
     flex = flex and game.has_flex and game.flex_effect[top] >= 0
-    data.update(stage="target" if flex and game.flex_effect[top] == E_TARGET_DRAW else "catch",
+    data.update(stage="target" if flex and game.flex_targeted[top] else "catch",
                 play_seat=seat, flex_play=flex,
                 going_out=len(data["hands"][seat]) == 0)
     if game.flex_challengeable[top] if flex else game.face_challengeable[top]:

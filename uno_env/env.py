@@ -23,6 +23,7 @@ from uno_env.wrappers import (
 
 REWARDS = ("win_loss", "points")
 OBS_TYPES = ("dict", "flat")
+_I8 = np.dtype(np.int8)  # a dtype object: numpy parses `np.int8` anew on every call
 MASK_CACHE_SIZE = 4096  # distinct sets of legal actions kept (per env)
 # Every episode ends: after this many decisions (every seat's, forced ones included) it is
 # truncated with reward 0. A legal policy can loop forever (2-player Flip with an empty draw
@@ -41,6 +42,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
                 "is_parallelizable": False, "render_fps": 1}
+    # Slots for the attributes: with ~35 of them in an instance dict CPython's attribute
+    # access slows down on every step (AECEnv still gives instances a dict for others).
+    __slots__ = ("game", "obs_type", "render_mode", "reward_mode", "max_steps",
+                 "reveal_hands", "variant", "num_players", "options", "possible_agents",
+                 "agent_name_mapping", "layout", "state_layout", "action_meanings",
+                 "observation_spaces", "action_spaces", "state_space", "_seeder", "_game",
+                 "_zero_mask", "_masked", "_mask_cache", "_num_actions", "_live",
+                 "_paid_rounds", "_rewards_dirty", "agents", "rewards",
+                 "_cumulative_rewards", "terminations", "truncations", "infos",
+                 "num_steps", "agent_selection")
 
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  render_mode: str | None = None, reward: str = "win_loss",
@@ -70,7 +81,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.variant = self.game.variant.name
         self.num_players = num_players
         self.options = dict(self.game.options)
-        self.metadata = {**type(self).metadata, "name": self.game.variant.env_name}
+        # (in the instance dict AECEnv gives: a class attribute cannot also be a slot)
+        self.metadata = {  # type: ignore[misc]
+            **type(self).metadata, "name": self.game.variant.env_name}
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout = ObservationLayout(self.game)
@@ -174,13 +187,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         actions recur all game, so masks are cached (observe() hands out copies)."""
         key = tuple(legal)
         mask = self._mask_cache.get(key)
-        if mask is None:
-            if len(self._mask_cache) >= MASK_CACHE_SIZE:
-                self._mask_cache.clear()
-            mb = bytearray(self._num_actions)
-            for a in legal:
-                mb[a] = 1
-            mask = self._mask_cache[key] = np.frombuffer(bytes(mb), dtype=np.int8)
+        return self._new_mask(key) if mask is None else mask
+
+    def _new_mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """:meth:`_mask_of` for a set not in the cache: build it and keep it."""
+        if len(self._mask_cache) >= MASK_CACHE_SIZE:
+            self._mask_cache.clear()
+        mb = bytearray(self._num_actions)
+        for a in legal:
+            mb[a] = 1
+        mask = self._mask_cache[legal] = np.frombuffer(bytes(mb), dtype=_I8)
         return mask
 
     def end_by_illegal_move(self) -> None:
@@ -233,8 +249,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             if sel != self._masked:
                 infos[self._masked]["action_mask"] = self._zero_mask  # type: ignore[index]
                 self._masked = sel
-            mask = self._mask_cache.get(tuple(g.legal))
-            infos[sel]["action_mask"] = self._mask_of(g.legal) if mask is None else mask
+            key = tuple(g.legal)
+            mask = self._mask_cache.get(key)
+            infos[sel]["action_mask"] = self._new_mask(key) if mask is None else mask
         if self._rewards_dirty:
             self._accumulate_rewards()
         if self.render_mode == "human":

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.state import State
 
-_F32 = np.float32
+_F32 = np.dtype(np.float32)  # a dtype object: numpy parses `np.float32` anew on every call
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,13 @@ class Piece:
 
 class ObservationLayout:
     """Where each named piece lives in the observation vector of one configuration."""
+
+    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
+                 "_hand_size", "_nf", "_opp_hidden", "_opp_power", "_opp_uno", "_own_hidden",
+                 "_own_power", "_own_uno", "_pending", "_phase", "_pile", "_pile_hidden",
+                 "_revealed", "_revealed_from", "_score", "_seats", "_tail", "_top",
+                 "by_name", "face_names", "game", "high", "pieces", "power", "sides", "size")
+    # (slots: `build` reads ~20 of these per step; more than 30 in a dict is slower)
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -95,7 +102,7 @@ class ObservationLayout:
         self.face_names = list(game.face_names)
         # Offsets as plain attributes: `build` runs once per step.
         at = {p.name: p.start for p in self.pieces}
-        self._zeros = bytes(self.size)
+        self._tail = bytes(self.size - nf)  # the vector after the own hand, before filling
         self._nf = nf
         self._top, self._color, self._ccw = at["top"], at["active_color"], at["counter_clockwise"]
         self._phase, self._pending, self._pile = at["phase"], at["pending_draw"], at["draw_pile"]
@@ -145,9 +152,8 @@ class ObservationLayout:
 
     def build(self, state: State, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that player may know (G-hidden)."""
-        b = bytearray(self._zeros)
+        b = state.counts[seat] + self._tail  # the own hand, then zeros: one allocation
         nf = self._nf
-        b[0:nf] = state.counts[seat]
         b[self._top + state.faces_of[state.discard[-1]]] = 1
         if state.active_color != WILD:
             b[self._color + state.active_color] = 1
@@ -164,7 +170,9 @@ class ObservationLayout:
                 victim = state.catch_victim() if state._catch_any else -1
             if victim >= 0:  # G-uno: who `catch` would penalise (either catch window)
                 b[self._catch + (victim - seat) % state.n] = 1
-        b[self._pending] = min(state.pending, 255)
+        pending = state.pending
+        if pending:
+            b[self._pending] = pending if pending < 255 else 255
         b[self._pile] = len(state.draw_pile)
         o = self._discard
         b[o:o + nf] = state.discard_counts

@@ -48,7 +48,8 @@ def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json:
                   out_png: str | Path, seed: int = 0, workers: int = 1,
                   opponents: Sequence[str] = ("random", "rule")) -> dict[str, Any]:
     """Evaluate a trained policy against each opponent with ``uno_env.training.evaluate`` (each deal
-    twice, seats swapped), plot the run's training curve and write both to ``docs/results``."""
+    twice, seats swapped; with more players one seat against a field, rotated), plot the
+    run's training curve and write both to ``docs/results``."""
     from uno_env.training.evaluate import evaluate
 
     run = Path(run_dir)
@@ -63,9 +64,15 @@ def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json:
         "evaluation": [],
     }
     opts = dict(cfg["options"])
+    n = cfg["num_players"]
+    seating = "one" if n > 2 else "alternate"  # one trained seat against a field, rotated
+    flags = "".join(f" --option {k}={json.dumps(v).strip(chr(34))}" for k, v in opts.items())
+    if seating == "one":
+        flags += " --seating one"
     for opp in opponents:
-        r = evaluate(agent, opp, games, variant=cfg["variant"], num_players=cfg["num_players"],
-                     seed=seed, options=opts, workers=workers, max_steps=cfg["max_steps"])
+        r = evaluate(agent, opp, games, variant=cfg["variant"], num_players=n, seed=seed,
+                     options=opts, workers=workers, max_steps=cfg["max_steps"],
+                     seating=seating)
         me = r.agents[0]
         out["evaluation"].append({
             "opponent": opp, "games": r.games, "wins": me.wins, "win_rate": me.win_rate,
@@ -74,7 +81,7 @@ def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json:
             "seconds": round(r.seconds, 1),
             "command": f"uno-env evaluate --agents {agent},{opp} --games {games} --seed {seed} "
                        f"--variant {cfg['variant']} --players {cfg['num_players']} "
-                       f"--max-steps {cfg['max_steps']}",
+                       f"--max-steps {cfg['max_steps']}{flags}",
         })
     p = Path(out_json)
     p.parent.mkdir(parents=True, exist_ok=True)

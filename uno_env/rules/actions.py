@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uno_env.cards import NUMBER, TARGET_DRAW
+from uno_env.cards import NUMBER
 from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
@@ -93,6 +93,6 @@ def build_actions(variant: Variant, num_players: int, rules: Rules) -> ActionTab
         t.uno = t.add("uno", UNO)
     if rules.uno_catch == "decision":
         t.catch = t.add("catch", CATCH)
-    if any(f is not None and f.effect == TARGET_DRAW for f in variant.flex_faces):
+    if any(f is not None and f.targeted for f in variant.flex_faces):
         t.target = [t.add(f"target +{k}", TARGET, k) for k in range(1, num_players)]
     return t.finish()

@@ -12,6 +12,7 @@ from uno_env import cards as K
  P_TARGET, P_OVER) = range(10)
 PHASES = ("play", "drawn", "color", "challenge", "stack", "catch", "jump-in", "reverse-back",
           "target", "over")
+PHASE_CODES = {name: code for code, name in enumerate(PHASES)}
 
 # What remains to resolve after a card was played (G-uno: choices, catch, effect, window).
 ST_TARGET, ST_CATCH, ST_EFFECT, ST_WINDOW, ST_NEXT = range(5)
@@ -29,6 +30,21 @@ EFFECT_CODES = {
     K.FLIP: E_FLIP, K.WILD_DRAW_COLOR: E_WDC, K.REVERSE_SKIP: E_REVERSE_SKIP,
     K.ALL_DRAW: E_ALL_DRAW, K.TARGET_DRAW: E_TARGET_DRAW, K.ALL_FLIP: E_ALL_FLIP,
 }
+
+# The effects the core handles itself (rules/effects.py); every other effect of a deck is
+# handled by its variant (``Variant.effects``).
+CORE_EFFECT_NAMES = (K.NUMBER, K.SKIP, K.REVERSE, K.DRAW, K.WILD_PLAIN, K.WILD_DRAW)
+
+
+def effect_code(name: str) -> int:
+    """The code of an effect name. A name not listed above (a variant's own new effect)
+    gets the next free code on first use, so that a new effect is a change in its
+    variant's file only (the compiled batch engine knows only the codes above)."""
+    code = EFFECT_CODES.get(name)
+    if code is None:
+        code = EFFECT_CODES[name] = len(EFFECT_CODES)
+    return code
+
 
 # G-uno: how a missed call is caught (option uno_catch).
 UNO_OFF, UNO_AUTO, UNO_DECISION = 0, 1, 2

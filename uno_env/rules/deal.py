@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from uno_env.rules.codes import (
     E_DRAW,
-    E_FLIP,
     E_NUMBER,
     E_REVERSE,
     E_SKIP,
@@ -21,6 +20,7 @@ from uno_env.rules.hands import Hands
 
 class Piles(StateFields):
     """Deal a round, move cards between piles and hands."""
+    __slots__ = ()
 
     def _deal(self, dealer: int, order: list[int] | None) -> None:
         """G-deal: shuffle (unless the order is given), deal one at a time from dealer + 1."""
@@ -91,17 +91,9 @@ class Piles(StateFields):
         first = (d + 1) % n
         effect = g.face_effect[f]
         chooser = d if g.first_wild_chooser == "dealer" else first
-        if effect == E_FLIP:  # F-first-discard: flip, start on the dark side
-            self._flip()
-            top = self.faces_of[self.discard[-1]]
-            self.active_color = g.face_color[top]
-            if g.face_wild[top]:
-                self.current = chooser
-                self.phase = P_COLOR
-                self.stage = ST_NEXT
-                self.next_seat = first
-            else:
-                self._start_turn(first)
+        own = g.variant.first_discard.get(g.faces[f].effect)  # the variant's (Flip: Flip)
+        if own is not None:
+            own(self, chooser, first)
         elif effect == E_SKIP:
             self._start_turn((d + 2) % n)
         elif effect == E_REVERSE:
@@ -155,13 +147,6 @@ class Piles(StateFields):
         self.uno_called[seat] = False  # G-uno: the call stands until the hand grows
         self.last_drawn = got[-1]
         return len(got)
-
-    def _draw_until(self, seat: int, color: int) -> None:
-        """F-effects: draw one at a time until a card of ``color`` comes (or none is left)."""
-        face_color = self.game.face_color
-        while self._draw(seat, 1):
-            if face_color[self.faces_of[self.last_drawn]] == color:
-                break
 
     def _flip(self) -> None:
         """F-flip: turn over every hand and both piles (a turned pile is reversed)."""

@@ -9,39 +9,37 @@ from uno_env.rules.codes import (
     E_NUMBER,
     E_REVERSE,
     E_SKIP,
-    E_TARGET_DRAW,
-    E_WDC,
     E_WILD,
     E_WILD_DRAW,
     EFFECT_CODES,
     P_CATCH,
     P_CHALLENGE,
     P_COLOR,
-    P_JUMP_IN,
     P_PLAY,
-    P_REVERSE_BACK,
     P_STACK,
     P_TARGET,
+    PHASE_CODES,
     ST_CATCH,
     ST_EFFECT,
     ST_NEXT,
     ST_TARGET,
     ST_WINDOW,
     UNO_AUTO,
+    effect_code,
 )
-from uno_env.rules.legal import LegalDecisions
+from uno_env.rules.legal import LegalDecisions, phase_table
 from uno_env.variants.base import EffectFn, Variant
 
 
 class Resolution(LegalDecisions):
     """Play a card and resolve it up to the next decision."""
+    __slots__ = ()
 
     def _take_draw(self, seat: int, extra: int) -> None:
-        """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge)."""
-        if self.until_color:
-            self._draw_until(seat, self.active_color)
-            self.until_color = False
-        else:
+        """The pending draw lands on ``seat`` (plus ``extra`` cards: a failed challenge);
+        one of the variant's own kind is the variant's (``Variant.take_pending``)."""
+        own = self._take_pending
+        if own is None or not own(self, seat):
             self._draw(seat, self.pending)
         self.pending = 0
         if extra:
@@ -52,10 +50,6 @@ class Resolution(LegalDecisions):
         if self.skip_victim:
             return (victim + self.direction) % self.n
         return (self.play_seat + self.direction) % self.n
-
-    def _holds_reverse(self, seat: int, color: int) -> bool:
-        r = self.game.reverse_face[self.side][color] if color != WILD else -1
-        return r >= 0 and self.counts[seat][r] > 0
 
     def _no_play(self, p: int) -> None:
         """A turn that ended without a play because nothing could be drawn (G-blocked)."""
@@ -84,7 +78,7 @@ class Resolution(LegalDecisions):
         self.flex_play = flex
         if flex:
             wild = g.flex_wild[f]
-            self.stage = ST_TARGET if g.flex_effect[f] == E_TARGET_DRAW else ST_CATCH
+            self.stage = ST_TARGET if g.flex_targeted[f] else ST_CATCH
             if self.power[p]:
                 self._flip_powers((p,))  # X-power (i): turns red
         else:
@@ -96,9 +90,9 @@ class Resolution(LegalDecisions):
             self.challenge_seat = p
             self.honest = g.variant.is_honest(self.counts[p], g.color_faces, prior_color)
         if wild:
-            # G-wild-color; a last card's colour would not matter, except that a Wild Draw
-            # Colour's victim draws until it (G-win-round: the effect still resolves)
-            if not self.going_out or (not flex and g.face_effect[f] == E_WDC):
+            # G-wild-color; a last card's colour would not matter, except for a face whose
+            # effect reads it (Flip's Wild Draw Colour: Face.color_on_last)
+            if not self.going_out or (not flex and g.face_color_on_last[f]):
                 self.active_color = WILD  # none until chosen (never the previous one)
                 self.current = p
                 self.phase = P_COLOR
@@ -145,7 +139,8 @@ class Resolution(LegalDecisions):
                 self.stage = ST_NEXT
                 self._end_round(self.play_seat)
                 return
-            if self._jump_in and self._open_window((self.play_seat + self.direction) % self.n):
+            window = self._window  # the variant's (jump-in), None when off
+            if window is not None and window(self, (self.play_seat + self.direction) % self.n):
                 self.stage = ST_NEXT
                 return
         self.stage = ST_NEXT
@@ -161,21 +156,6 @@ class Resolution(LegalDecisions):
         self.phase = P_CATCH
         return True
 
-    def _open_window(self, seat: int) -> bool:
-        """E-jump-in: ask, from ``seat`` on, the next player holding the top card's twin."""
-        f = self.faces_of[self.discard[-1]]
-        if self.game.face_wild[f]:
-            return False
-        n, d, p = self.n, self.direction, self.play_seat
-        counts = self.counts
-        while seat != p:
-            if counts[seat][f]:
-                self.current = seat
-                self.phase = P_JUMP_IN
-                return True
-            seat = (seat + d) % n
-        return False
-
     def _effect(self) -> bool:
         """The effect of the card just played (C-, F-, X-, E-effects; numbers and plain
         wilds are handled inline in ``_run``) from the dispatch table: core handlers below,
@@ -187,6 +167,13 @@ class Resolution(LegalDecisions):
         else:
             e, draw = g.face_effect[f], g.face_draw[f]
         return self._effects[e](self, self.play_seat, f, draw, self.going_out)
+
+    def _ask(self, seat: int, phase: str) -> bool:
+        """Hand ``seat`` the decision of a phase named as in ``PHASES`` (a variant's own
+        phases: their legal decisions are the variant's, ``Variant.decisions``)."""
+        self.current = seat
+        self.phase = PHASE_CODES[phase]
+        return True
 
     def _ask_color(self, seat: int) -> bool:
         """G-wild-color: ``seat`` names the colour (none is active until then)."""
@@ -218,11 +205,11 @@ class Resolution(LegalDecisions):
     def _bind(self) -> None:
         super()._bind()
         self._effects = effect_table(self.game.variant)
-
-    def _ask_reverse_back(self, victim: int) -> bool:
-        self.current = victim
-        self.phase = P_REVERSE_BACK
-        return True
+        v = self.game.variant
+        self._take_pending = v.hook("take_pending")
+        self._window = v.hook("window") if self.game.jump_in else None
+        self._passes = phase_table(v, v.passes)
+        self._answers = [bool(x) for x in phase_table(v, dict.fromkeys(v.answers, True))]
 
 
 # --- core effect handlers: (state, player, face, cards to draw, last card) -> must decide ---
@@ -271,7 +258,7 @@ def effect_table(variant: Variant) -> list[EffectFn]:
     if table is None:
         by_code = dict(CORE_EFFECTS)
         for name, handler in variant.effects.items():
-            by_code[EFFECT_CODES[name]] = handler
+            by_code[effect_code(name)] = handler
         table = [by_code.get(code, _unknown) for code in range(len(EFFECT_CODES))]
         _TABLES[type(variant)] = table
     return table

@@ -8,7 +8,7 @@ from typing import Any
 
 from uno_env import cards as K
 from uno_env.rules.actions import ActionTable, build_actions
-from uno_env.rules.codes import EFFECT_CODES
+from uno_env.rules.codes import CORE_EFFECT_NAMES, effect_code
 from uno_env.rules.rules import Rules
 from uno_env.variants.base import Variant, find_variant
 
@@ -16,6 +16,21 @@ from uno_env.variants.base import Variant, find_variant
 # by the object, not its name, so that two decks under one name never share tables.
 _MATCH_TABLES: weakref.WeakKeyDictionary[Variant, tuple[list[list[int]], list[list[int]]]] = (
     weakref.WeakKeyDictionary())
+
+
+def _check_effects(v: Variant) -> None:
+    """Every face's effect must have a handler: the core's or the variant's own."""
+    handled = set(CORE_EFFECT_NAMES) | set(v.effects)
+    for face in v.faces:
+        if face.targeted:
+            raise ValueError(f"variant {v.name!r}: face {face.name!r} is targeted; only a flex "
+                             "face may be (X-effects: the target is named for a flex play)")
+    for face in (*v.faces, *(x for x in v.flex_faces if x is not None)):
+        if face.effect not in handled:
+            raise ValueError(
+                f"variant {v.name!r}: face {face.name!r} has effect {face.effect!r}, which "
+                f"neither the engine nor the variant's `effects` handles; allowed: "
+                f"{', '.join(sorted(handled))}")
 
 
 class Game:
@@ -29,15 +44,17 @@ class Game:
         self.num_players = num_players
         self.rules = r = Rules.from_options(self.options)
         faces = v.faces
+        _check_effects(v)
         self.faces = faces
         self.num_faces = len(faces)
         symbols: dict[str, int] = {}
         self.face_color = [f.color for f in faces]
         self.face_symbol = [symbols.setdefault(f.symbol, len(symbols)) for f in faces]
-        self.face_effect = [EFFECT_CODES[f.effect] for f in faces]
+        self.face_effect = [effect_code(f.effect) for f in faces]
         self.face_draw = [f.draw for f in faces]
         self.face_points = [f.points for f in faces]
         self.face_wild = [f.is_wild for f in faces]
+        self.face_color_on_last = [f.color_on_last for f in faces]  # F: Wild Draw Colour
         self.face_symbol_match = [f.symbol_match for f in faces]
         self.face_challengeable = [f.challengeable and r.wd_challenge for f in faces]
         self.face_names = [f.name for f in faces]
@@ -46,9 +63,11 @@ class Game:
         flex = list(v.flex_faces) or [None] * len(faces)
         self.has_flex = any(x is not None for x in flex)
         self.flex_faces = flex
-        self.flex_effect = [-1 if x is None else EFFECT_CODES[x.effect] for x in flex]
+        self.flex_effect = [-1 if x is None else effect_code(x.effect) for x in flex]
         self.flex_draw = [0 if x is None else x.draw for x in flex]
         self.flex_wild = [x is not None and x.is_wild for x in flex]
+        # X-effects: a flex face whose player names its victim first (the target stage)
+        self.flex_targeted = [x is not None and x.targeted for x in flex]
         self.flex_color = [-1 if x is None else x.color for x in flex]
         self.flex_challengeable = [x is not None and x.challengeable and r.wd_challenge
                                    for x in flex]
@@ -103,7 +122,7 @@ class Game:
         assert self.actions.play == list(F)  # "play <face f>" is action f
         self.num_actions = len(self.actions)
         self.hand_size = v.hand_size
-        self.first_redraw = {EFFECT_CODES[e] for e in v.first_discard_redraw}
+        self.first_redraw = {effect_code(e) for e in v.first_discard_redraw}
         # rule switches as plain attributes (the hot path reads them every step)
         self.stacking = r.stacking
         self.double_play = r.double_play

@@ -3,6 +3,8 @@ phase's choices). ``legal`` is rebuilt in place after every decision."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from uno_env.rules.codes import (
     P_CATCH,
     P_CHALLENGE,
@@ -19,23 +21,30 @@ from uno_env.variants.base import DecisionsFn, Variant
 _TABLES: dict[type[Variant], list[DecisionsFn | None]] = {}
 
 
+def phase_table(variant: Variant, hooks: dict[str, Any]) -> list[Any]:
+    """A variant's hooks by phase name (``Variant.decisions``, ``Variant.passes``) as a list
+    by phase code, None where it has none; a misspelt phase name is refused."""
+    table: list[Any] = [None] * len(PHASES)
+    for name, hook in hooks.items():
+        if name not in PHASES:
+            raise ValueError(f"{variant.name}: unknown phase {name!r} in its hooks; "
+                             f"allowed: {', '.join(PHASES)}")
+        table[PHASES.index(name)] = hook
+    return table
+
+
 def decision_table(variant: Variant) -> list[DecisionsFn | None]:
     """Handler per phase code for the phases a variant adds (``Variant.decisions``); the
     core phases are computed inline in ``_compute_legal``."""
     table = _TABLES.get(type(variant))
     if table is None:
-        table = [None] * len(PHASES)
-        for name, hook in variant.decisions.items():
-            if name not in PHASES:
-                raise ValueError(f"{variant.name}: unknown phase {name!r} in decisions; "
-                                 f"allowed: {', '.join(PHASES)}")
-            table[PHASES.index(name)] = hook
-        _TABLES[type(variant)] = table
+        table = _TABLES[type(variant)] = phase_table(variant, variant.decisions)
     return table
 
 
 class LegalDecisions(Scoring):
     """The mask: ``_compute_legal`` for the phase, ``catch_victim`` for G-uno's catch."""
+    __slots__ = ()
 
     def _bind(self) -> None:
         super()._bind()
@@ -79,6 +88,14 @@ class LegalDecisions(Scoring):
                 if self._vol_draw:  # G-draw: draw while holding a playable card
                     legal.append(self._draw_action)
                 return
+        elif ph == P_DRAWN and self._plain:  # G-draw-then-play: only the drawn card
+            f = self.faces_of[self.drawn_card]
+            if self._match_bits[self.active_color][self.faces_of[self.discard[-1]]] >> f & 1:
+                legal.append(f)  # G-match, as `playable`; "play <face f>" is action f
+                if self._uno_on and self.hand_len[p] == 2 and not self.uno_called[p]:
+                    legal.append(self._uno_action)
+            legal.append(self._pass_action)
+            return
         g = self.game
         A = g.actions
         hand_len = self.hand_len[p]

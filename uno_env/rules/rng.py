@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
@@ -61,9 +63,18 @@ class SplitMix64:
 
     def shuffle(self, xs: list[Any]) -> None:
         """Fisher–Yates in place, from the last position down (``below`` inlined: a deal
-        draws a hundred numbers)."""
+        draws a hundred numbers). Long lists draw all their numbers at once in numpy (the
+        same numbers: uint64 arithmetic wraps as ``& MASK64`` does)."""
+        m = len(xs)
+        if m > _VECTOR_FROM:
+            done = _shuffle_vector(self, xs)
+            if done == m - 1:
+                return
+            top = m - 1 - done  # a rejection (about one shuffle in 10**7): go on one by one
+        else:
+            top = m - 1
         z = self.state
-        for i in range(len(xs) - 1, 0, -1):
+        for i in range(top, 0, -1):
             n = i + 1
             limit = TWO32 - TWO32 % n
             while True:
@@ -76,3 +87,40 @@ class SplitMix64:
             j = r % n
             xs[i], xs[j] = xs[j], xs[i]
         self.state = z
+
+
+_VECTOR_FROM = 24  # below this many items the scalar loop is faster than numpy's overhead
+_STEPS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_S27, _S30, _S31, _S32 = (np.uint64(k) for k in (27, 30, 31, 32))
+_MUL1, _MUL2 = np.uint64(MUL1), np.uint64(MUL2)
+
+
+def _steps(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a list of ``m``: k * GOLDEN (k = 1 .. m-1), and ``n`` and the rejection limit of
+    each draw (``n = m, m-1, .., 2``)."""
+    got = _STEPS.get(m)
+    if got is None:
+        k = np.arange(1, m, dtype=np.uint64)
+        n = np.arange(m, 1, -1, dtype=np.uint64)
+        got = _STEPS[m] = (k * np.uint64(GOLDEN), n, np.uint64(TWO32) - np.uint64(TWO32) % n)
+    return got
+
+
+def _shuffle_vector(rng: SplitMix64, xs: list[Any]) -> int:
+    """:meth:`SplitMix64.shuffle`'s swaps up to the first rejected draw, with every
+    ``next_u64`` computed at once; returns how many swaps were made (``rng`` advanced by
+    that many draws)."""
+    m = len(xs)
+    steps, n, limit = _steps(m)
+    z = steps + np.uint64(rng.state)
+    r = (z ^ (z >> _S30)) * _MUL1
+    r = (r ^ (r >> _S27)) * _MUL2
+    r = (r ^ (r >> _S31)) >> _S32
+    ok = r < limit
+    done = m - 1 if ok.all() else int(ok.argmin())
+    if done:
+        js = (r[:done] % n[:done]).tolist()
+        for i, j in zip(range(m - 1, m - 1 - done, -1), js, strict=True):
+            xs[i], xs[j] = xs[j], xs[i]
+        rng.state = int(z[done - 1])
+    return done

@@ -8,6 +8,7 @@ from uno_env.rules.deal import Piles
 
 class Scoring(Piles):
     """End a round, score it, deal the next one of a match."""
+    __slots__ = ()
 
     def hand_value(self, seat: int) -> int:
         pts = self.game.face_points

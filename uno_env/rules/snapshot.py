@@ -7,6 +7,7 @@ the few fields with their own encoding below. Adding a field is one line here.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Self
 
 from uno_env.rules.codes import P_DRAWN, P_OVER, PHASES, STAGES
@@ -40,10 +41,12 @@ _CLONE_SAME = ("game", "n", "side", "faces_of", "dealer", "direction", "current"
                "skip_victim", "until_color", "flex_play", "bounce", "target", "tick")
 _CLONE_LIST = ("legal", "draw_pile", "discard", "uno_called", "revealed", "power", "acq",
                "scores")
+_get_same, _get_list = attrgetter(*_CLONE_SAME), attrgetter(*_CLONE_LIST)
 
 
 class Snapshots(Resolution):
     """JSON snapshots and copies of a play-out."""
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Everything about the play-out as JSON-serialisable data (cards by name)."""
@@ -132,11 +135,10 @@ class Snapshots(Resolution):
         """An independent copy that plays on exactly as this one would (same generator
         state); much cheaper than a snapshot round trip."""
         out = type(self).__new__(type(self))
-        d, src = out.__dict__, self.__dict__
-        for attr in _CLONE_SAME:
-            d[attr] = src[attr]
-        for attr in _CLONE_LIST:
-            d[attr] = list(src[attr])
+        for attr, value in zip(_CLONE_SAME, _get_same(self), strict=True):
+            setattr(out, attr, value)
+        for attr, value in zip(_CLONE_LIST, _get_list(self), strict=True):
+            setattr(out, attr, list(value))
         out.discard_counts = bytearray(self.discard_counts)
         out.known = bytearray(self.known)
         out.round_results = [dict(r) for r in self.round_results]

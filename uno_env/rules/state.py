@@ -30,7 +30,6 @@ from uno_env.rules.codes import (
     P_CATCH,
     P_DRAWN,
     P_OVER,
-    P_REVERSE_BACK,
     PASS,
     PHASES,
     PLAY,
@@ -51,6 +50,7 @@ class IllegalActionError(ValueError):
 
 class State(Snapshots):
     """A UNO round (or match) in progress: ``State(game, seed=..., deck=..., dealer=...)``."""
+    __slots__ = ()
 
     def __init__(self, game: Game, seed: int | None = None,
                  deck: Sequence[str] | None = None, dealer: int | None = None) -> None:
@@ -116,7 +116,7 @@ class State(Snapshots):
         p = self.current
         ph = self.phase
         if t == PLAY:  # "play <face f>" is action f
-            self.bounce = ph == P_REVERSE_BACK
+            self.bounce = self._answers[ph]  # E-reverse-back: the variant's answers
             self._play(p, a, self.drawn_card if ph == P_DRAWN else -1, False, False)
         elif t == DRAW:
             if self._draw(p, 1):
@@ -131,8 +131,10 @@ class State(Snapshots):
             elif ph == P_CATCH:
                 if not self._ask_catch((p + self.direction) % self.n):
                     self._run()
-            else:  # P_JUMP_IN
-                if not self._open_window((p + self.direction) % self.n):
+            else:  # the variant's phases (jump-in): Variant.passes
+                answer = self._passes[ph]
+                assert answer is not None  # the mask offers a pass only where one is defined
+                if not answer(self, p):
                     self._run()
         elif t == COLOR:
             self.active_color = g.actions.args[a]

@@ -66,15 +66,18 @@ class EffectTable(Protocol):
     present: list[int]
     power: list[bool]
     until_color: bool
+    last_drawn: int
+    side: int
+    counts: list[bytearray]
 
     def _draw(self, seat: int, n: int) -> int: ...
     def _take_draw(self, seat: int, extra: int) -> None: ...
     def _flip(self) -> None: ...
     def _flip_powers(self, seats: Sequence[int]) -> None: ...
-    def _holds_reverse(self, seat: int, color: int) -> bool: ...
     def _ask_color(self, seat: int) -> bool: ...
+    def _ask(self, seat: int, phase: str) -> bool: ...
+    def _start_turn(self, seat: int) -> None: ...
     def _ask_challenge(self, seat: int, challengeable: bool, stack: bool = False) -> bool: ...
-    def _ask_reverse_back(self, victim: int) -> bool: ...
     def _attack(self, p: int, f: int, stackable: bool, last: bool, stack_phase: bool) -> bool: ...
 
 
@@ -85,6 +88,18 @@ the variant's own plays (on the seat's turn, or of the drawn card only)."""
 DecisionsFn = Callable[[Any, int, list[int]], None]
 """A phase's legal decisions: ``(table, seat to act, legal)`` appends them; ``table`` is the
 engine's state (its ``game.actions`` names the action ids)."""
+
+PendingFn = Callable[[Any, int], bool]
+"""A pending draw of the variant's own kind: ``(table, victim) -> handled``; when it returns
+False the victim draws ``table.pending`` cards as usual."""
+
+FirstFn = Callable[[Any, int, int], None]
+"""C-first-discard for a variant's own effect: ``(table, colour chooser, first player)``
+starts the round (the first card is on the discard pile)."""
+
+WindowFn = Callable[[Any, int], bool]
+"""The window of out-of-turn plays after a play resolves: ``(table, first seat to ask) -> a
+decision is asked``; also a pass in it (``Variant.passes``: ``(table, seat who passed)``)."""
 
 EffectFn = Callable[[Any, int, int, int, bool], bool]
 """An effect handler: ``(table, player, face, cards to draw, last card) -> a decision is
@@ -126,6 +141,26 @@ def jump_in_decisions(s: Any, p: int, legal: list[int]) -> None:
     legal.append(A.pass_)
 
 
+def jump_in_window(s: Any, seat: int) -> bool:
+    """C-jump-in, E-jump-in: ask, from ``seat`` on, the next player holding the twin of the
+    top card (a wild has none); the window closes back at its player."""
+    f = s.faces_of[s.discard[-1]]
+    if s.game.face_wild[f]:
+        return False
+    n, d, p = s.n, s.direction, s.play_seat
+    counts = s.counts
+    while seat != p:
+        if counts[seat][f]:
+            return bool(s._ask(seat, "jump-in"))
+        seat = (seat + d) % n
+    return False
+
+
+def pass_jump_in(s: Any, p: int) -> bool:
+    """C-jump-in: a pass asks the next holder of the twin, if any."""
+    return jump_in_window(s, (p + s.direction) % s.n)
+
+
 class Variant:
     """Deck data plus hooks. Subclasses set the class attributes and may override hooks."""
 
@@ -152,8 +187,21 @@ class Variant:
     # the engine dispatches to them (rules/legal.py). Every variant may open the jump-in
     # window (the `jump_in` option); Express adds reverse-back, Flex the target choice.
     decisions: ClassVar[dict[str, DecisionsFn]] = {"jump-in": jump_in_decisions}
+    # The window after each play, opened when the `jump_in` option is on, and what a pass
+    # means in the variant's phases (by phase name); the engine resumes when nobody is asked.
+    window: ClassVar[WindowFn | None] = jump_in_window
+    passes: ClassVar[dict[str, WindowFn]] = {"jump-in": pass_jump_in}
+    # C-first-discard: how a first card of the variant's own effects starts the round (by
+    # effect name; Flip: a Flip); other effects of the variant are not acted on.
+    first_discard: ClassVar[dict[str, FirstFn]] = {}
+    # The variant's phases in which a play answers the effect being resolved (Express's
+    # reverse-back: the Reverse sends it back); the play's effect handler reads `bounce`.
+    answers: ClassVar[tuple[str, ...]] = ()
     # The variant's own plays beside "play <face>" (Flex: flex plays), or None.
     more_plays: ClassVar[PlaysFn | None] = None
+    # How a victim takes a pending draw of the variant's own kind (Flip: draw until the
+    # named colour), or None: every pending draw is `pending` cards.
+    take_pending: ClassVar[PendingFn | None] = None
 
     def __init__(self) -> None:
         faces, cards = self.build_deck()
@@ -202,10 +250,15 @@ class Variant:
 
     # --- hooks ----------------------------------------------------------------------------
     @classmethod
+    def hook(cls, name: str) -> Any:
+        """The hook attribute ``name`` as a plain function (read from the class: never
+        bound), or None."""
+        return next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__)
+
+    @classmethod
     def plays_hook(cls) -> PlaysFn | None:
-        """:attr:`more_plays` as a plain function (read from the class: never bound)."""
-        hook: PlaysFn | None = next(k.__dict__["more_plays"] for k in cls.__mro__
-                                    if "more_plays" in k.__dict__)
+        """:attr:`more_plays` as a plain function."""
+        hook: PlaysFn | None = cls.hook("more_plays")
         return hook
 
     def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],

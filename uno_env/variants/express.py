@@ -9,6 +9,7 @@ from uno_env.cards import (
     DRAW,
     REVERSE,
     SKIP,
+    WILD,
     WILD_DRAW,
     WILD_PLAIN,
     ActionRow,
@@ -27,11 +28,17 @@ from uno_env.variants.base import (
 )
 
 
+def holds_reverse(s: EffectTable, seat: int, color: int) -> bool:
+    """E-reverse-back: ``seat`` holds the Reverse of ``color`` (a wild's has none)."""
+    r = s.game.reverse_face[s.side][color] if color != WILD else -1
+    return r >= 0 and s.counts[seat][r] > 0
+
+
 def skip(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     """E-reverse-back: a Skip's victim holding the Reverse of its colour may send it back."""
     v = (p + s.direction) % s.n
-    if s.game.reverse_back and not last and s._holds_reverse(v, s.game.face_color[f]):
-        return s._ask_reverse_back(v)
+    if s.game.reverse_back and not last and holds_reverse(s, v, s.game.face_color[f]):
+        return s._ask(v, "reverse-back")
     s.next_seat = (p + 2 * s.direction) % s.n
     return False
 
@@ -45,8 +52,8 @@ def reverse(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
         return False
     s.bounce = False
     v = (p + d) % s.n
-    if not last and s._holds_reverse(v, s.game.face_color[f]):
-        return s._ask_reverse_back(v)
+    if not last and holds_reverse(s, v, s.game.face_color[f]):
+        return s._ask(v, "reverse-back")
     s._take_draw(v, 0)
     s.next_seat = (v + d) % s.n
     return False
@@ -59,9 +66,9 @@ def draw_one(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     v = (p + s.direction) % s.n
     g = s.game
     if (g.reverse_back and not last and not g.face_challengeable[f]
-            and s._holds_reverse(v, g.face_color[f])):
+            and holds_reverse(s, v, g.face_color[f])):
         s.skip_victim = True
-        return s._ask_reverse_back(v)
+        return s._ask(v, "reverse-back")
     return s._attack(p, f, stackable=g.stacking, last=last, stack_phase=True)
 
 
@@ -88,6 +95,7 @@ class Express(Variant):
     uno_penalty = 4  # E-uno
     effects = {SKIP: skip, REVERSE: reverse, DRAW: draw_one}
     decisions = {**Variant.decisions, "reverse-back": reverse_back_decisions}
+    answers = ("reverse-back",)
     options = {
         **COMMON_OPTIONS,
         "wd_challenge": Option(False, BOOL, help="G-wd-challenge for Wild Draw Two (E: off)"),

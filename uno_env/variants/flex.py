@@ -135,11 +135,11 @@ class Flex(Variant):
         wd4 = {"draw": 4, "challengeable": 1}
         wilds: list[tuple[str, str, dict[str, int], Face | None]] = [
             ("wild", WILD_PLAIN, {}, wild_face("wild-target-draw-two", TARGET_DRAW,
-                                               WILD_POINTS, draw=2)),
+                                               WILD_POINTS, draw=2, targeted=True)),
             ("wild", WILD_PLAIN, {}, wild_face("wild-all-draw", ALL_DRAW, WILD_POINTS, draw=2)),
             ("wild-draw-four", WILD_DRAW, wd4,
              wild_face("wild-target-draw-four", TARGET_DRAW, WILD_POINTS, draw=4,
-                       challengeable=True)),
+                       challengeable=True, targeted=True)),
             ("wild-all-flip", ALL_FLIP, {}, None),
         ]
         for name, eff, kw, wild_flex in wilds:

@@ -41,10 +41,35 @@ def flip_sides(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     return False
 
 
+def flip_first(s: EffectTable, chooser: int, first: int) -> None:
+    """F-first-discard: a Flip turned up first flips everything and play starts on the
+    dark side; a wild turned up then is named by ``chooser`` (the dealer)."""
+    s._flip()
+    top = s.faces_of[s.discard[-1]]
+    s.active_color = s.game.face_color[top]
+    if s.game.face_wild[top]:
+        s._ask_color(chooser)
+    else:
+        s._start_turn(first)
+
+
 def wild_draw_color(s: EffectTable, p: int, f: int, draw: int, last: bool) -> bool:
     """F-effects: the next player draws until the named colour comes (never stacked)."""
     s.until_color = True
     return s._attack(p, f, stackable=False, last=last, stack_phase=False)
+
+
+def draw_until_color(s: EffectTable, victim: int) -> bool:
+    """F-effects: a pending Wild Draw Colour: draw one at a time until a card of the named
+    colour comes (or none is left)."""
+    if not s.until_color:
+        return False
+    s.until_color = False
+    color, face_color = s.active_color, s.game.face_color
+    while s._draw(victim, 1):
+        if face_color[s.faces_of[s.last_drawn]] == color:
+            break
+    return True
 
 
 @register
@@ -55,6 +80,8 @@ class Flip(Variant):
     colors = (LIGHT_COLORS, DARK_COLORS)
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
     effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone, WILD_DRAW_COLOR: wild_draw_color}
+    take_pending = draw_until_color
+    first_discard = {FLIP: flip_first}
 
     def build_deck(self) -> tuple[Sequence[Face], Sequence[tuple[int, ...]]]:
         numbers = {n: 2 for n in range(1, 10)}
@@ -73,7 +100,7 @@ class Flip(Variant):
             ActionRow("flip", FLIP, 20),
         ], side=1)
         dark.append((wild_face("wild-draw-color", WILD_DRAW_COLOR, 60, challengeable=True,
-                               side=1), 4))
+                               side=1, color_on_last=True), 4))
         faces = [f for f, _ in light] + [f for f, _ in dark]
         light_cards = [i for i, (_, k) in enumerate(light) for _ in range(k)]
         dark_cards = [len(light) + i for i, (_, k) in enumerate(dark) for _ in range(k)]
