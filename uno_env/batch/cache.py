@@ -25,23 +25,37 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
+def _cached(cache_dir: Path) -> list[Path]:
+    return [*cache_dir.glob("*.nbi"), *cache_dir.glob("*.nbc")]
+
+
 def refresh(cache_dir: Path = HERE / "__pycache__") -> bool:
-    """Drop the cached kernels in ``cache_dir`` if the sources changed since they were
-    written; True when files were dropped. A read-only install is left alone."""
-    digest = sources_digest()
+    """Drop the cached kernels in ``cache_dir`` unless a stamp says they were compiled from
+    the sources as they are now; True when files were dropped. Nothing is written here (a
+    file left in an installed package's folder would outlive ``pip uninstall``); ``mark``
+    writes the stamp once kernels were compiled. A read-only install is left alone."""
     stamp = cache_dir / STAMP
     try:
-        if stamp.read_text() == digest:
+        if stamp.read_text() == sources_digest():
             return False
     except OSError:
         pass
     dropped = False
     try:
-        cache_dir.mkdir(exist_ok=True)
-        for f in [*cache_dir.glob("*.nbi"), *cache_dir.glob("*.nbc")]:
+        for f in _cached(cache_dir):
             f.unlink()
             dropped = True
-        stamp.write_text(digest)
+        stamp.unlink(missing_ok=True)
     except OSError:
-        return dropped
+        pass
     return dropped
+
+
+def mark(cache_dir: Path = HERE / "__pycache__") -> None:
+    """Record that the cached kernels match the sources (after compiling them)."""
+    stamp = cache_dir / STAMP
+    try:
+        if cache_dir.is_dir() and _cached(cache_dir) and not stamp.exists():
+            stamp.write_text(sources_digest())
+    except OSError:
+        pass

@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from uno_env.batch.cache import mark as mark_compiled
 from uno_env.batch.convert import from_state, to_state
 from uno_env.batch.layout import CUR, NSTEPS, allocate, bytes_per_game
 from uno_env.batch.step import (
@@ -95,6 +96,7 @@ class VectorEnv:
         if fn is None:
             fn = self._entries[kernel] = kernel.compile(
                 tuple(kernel.typeof_pyval(x) for x in args))
+            mark_compiled()
         return fn(*args)
 
     @property
