@@ -107,7 +107,7 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
             f"checkpoint {str(path)!r} was trained with other rules than this table's "
             f"({given}); it cannot play here. Play it at a table with {need} "
             f"(agents.trained_options('ppo:{spec_rest}') gives all its options; on the "
-            f"command line: " + " ".join(f"--option {k}={_cli(v)}" for k, v in differ.items())
+            f"command line: " + option_flags(differ)
             + ")")
     info = {k: payload[k] for k in ("variant", "num_players", "hidden")}
     info["options"] = trained
@@ -116,8 +116,10 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
     return PPOAgent(net, info, greedy=greedy, seed=seed)
 
 
-def _cli(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+def option_flags(options: dict[str, Any]) -> str:
+    """Rule options as ``uno-env`` flags: ``--option voluntary_draw=true ...``."""
+    return " ".join(f"--option {k}={str(v).lower() if isinstance(v, bool) else v}"
+                    for k, v in options.items())
 
 
 def trained_rules(payload: dict[str, Any]) -> dict[str, Any]:

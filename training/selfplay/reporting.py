@@ -10,6 +10,8 @@ from typing import Any
 
 import torch
 
+from uno_env.agents.ppo import option_flags
+
 
 def plot_curve(curve: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
     """Win rate (with 95% intervals) against each evaluation opponent over training steps."""
@@ -66,7 +68,7 @@ def write_results(run_dir: str | Path, policy: str | Path, games: int, out_json:
     opts = dict(cfg["options"])
     n = cfg["num_players"]
     seating = "one" if n > 2 else "alternate"  # one trained seat against a field, rotated
-    flags = "".join(f" --option {k}={json.dumps(v).strip(chr(34))}" for k, v in opts.items())
+    flags = f" {option_flags(opts)}" if opts else ""
     if seating == "one":
         flags += " --seating one"
     for opp in opponents:
