@@ -35,18 +35,26 @@ def _add(legal: np.ndarray, S: np.ndarray, i: int, a: int) -> None:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _playable(held: np.ndarray, match: np.ndarray, lg: np.ndarray) -> tuple[int, int]:
-    """G-match: "play <face f>" (action f) for every held face ``match`` allows; how many,
-    and the last of them. Branch-free over rows, so LLVM vectorises it (the faces are the
-    first actions)."""
+def _playable(held: np.ndarray, match: np.ndarray, lg: np.ndarray) -> int:
+    """G-match: "play <face f>" (action f) for every held face ``match`` allows; how many.
+    Branch-free over rows, so LLVM vectorises it (the faces are the first actions). Which
+    face it was is looked up only when it is the one decision (``_only``): tracking the last
+    one in the loop cost a vector max reduction on every decision."""
     k = 0
-    last = -1
     for f in range(held.shape[0]):
         v = np.uint8(held[f] > 0) & match[f]
         lg[f] = v
         k += v
-        last = max(last, f if v else -1)
-    return k, last
+    return k
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _only(lg: np.ndarray) -> int:
+    """The one set entry of a legal row."""
+    a = 0
+    while not lg[a]:
+        a += 1
+    return a
 
 
 @njit(cache=True, error_model="numpy")
@@ -74,6 +82,7 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
     for a in range(t.na):
         lg[i, a] = 0
     S[i, L.NLEGAL] = 0
+    S[i, L.ONE_LEGAL] = -1  # -1: none added by _add/_matching (see _only)
     p = S[i, L.CUR]
     ph = S[i, L.PHASE]
     cnt = s.counts
@@ -83,7 +92,7 @@ def compute_legal(s: Batch, t: Tables, i: int) -> None:
     col = S[i, L.COLOR]
     if ph == P_PLAY:
         # G-match; "play <face f>" is action f
-        S[i, L.NLEGAL], S[i, L.ONE_LEGAL] = _playable(cnt[i, p], t.match[col, top], lg[i])
+        S[i, L.NLEGAL] = _playable(cnt[i, p], t.match[col, top], lg[i])
         if t.has_flex and s.power[i, p]:  # X-flex-play
             _matching(S, lg, cnt, t.flex_match, ft[T.FT_PLAY_FLEX], i, p, col, top, 1)
         any_two = False
@@ -148,7 +157,10 @@ def settle(s: Batch, t: Tables, i: int) -> None:
         if t.catch_until_out and catch_victim(s, t, i) >= 0:  # G-uno: catch_window
             _add(s.legal, S, i, t.catch_a)
         if S[i, L.NLEGAL] != 1:
+            S[i, L.ONE_LEGAL] = -1  # scratch: meaningful only inside this loop
             return
-        apply(s, t, i, S[i, L.ONE_LEGAL])
+        a = S[i, L.ONE_LEGAL]
+        apply(s, t, i, a if a >= 0 else _only(s.legal[i]))
     s.legal[i, :] = 0
     S[i, L.NLEGAL] = 0
+    S[i, L.ONE_LEGAL] = -1

@@ -12,7 +12,7 @@ from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle
 from uno_env.batch.observation import write_obs
 from uno_env.batch.play import apply
-from uno_env.batch.rng import S32, TWO32, below, next_u64
+from uno_env.batch.rng import below, next_u64
 from uno_env.batch.scoring import pay_episode
 from uno_env.batch.tables import Tables
 from uno_env.rules.codes import P_OVER
@@ -183,61 +183,3 @@ def observe_kernel(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> N
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
     write_obs(s, t, unsigned(i), seat, out)
-
-
-BYTES = np.uint64(0x0101010101010101)  # times a word of 0/1 bytes: their sum in the top byte
-S56 = np.uint64(56)
-LOW32 = np.uint64(0xFFFFFFFF)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _uniform(rng: np.ndarray, n: int) -> int:
-    """Uniform in ``[0, n)`` from the top 32 bits of generator ``rng[0]`` by Lemire's
-    multiply-shift with rejection: exact, and it divides only on a rare low draw (the two
-    divisions of ``rng.below`` were most of the sampler's time)."""
-    nn = np.uint64(n)
-    while True:
-        m = (next_u64(rng, 0) >> S32) * nn
-        low = m & LOW32
-        if low >= nn or low >= TWO32 % nn:
-            return np.int64(m >> S32)  # type: ignore[return-value]
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _kth_set(words: np.ndarray, k: int) -> int:
-    """The index of the ``k``-th (from 0) 1 byte of a row of 0/1 bytes read as words. No
-    data-dependent branch: the counts before each word, then before each byte, are summed
-    (a search loop mispredicted about twice per game)."""
-    w = np.int64(0)
-    cum = np.int64(0)
-    rest = np.int64(k)
-    for j in range(words.shape[0]):
-        c = np.int64((words[j] * BYTES) >> S56)
-        cum += c
-        past = np.int64(cum <= k)  # the k-th lies after word j
-        w += past
-        rest -= c * past
-    x = words[min(w, words.shape[0] - 1)]
-    b = np.int64(0)
-    cum = np.int64(0)
-    for j in range(8):
-        cum += np.int64((x >> np.uint64(8 * j)) & np.uint64(1))
-        b += np.int64(cum <= rest)
-    return int(8 * w + b)
-
-
-@njit(cache=True, error_model="numpy")
-def random_actions(s: Batch, t: Tables, rng: np.ndarray, out: np.ndarray) -> None:
-    """Uniformly random legal actions (for benchmarks and tests), from generator ``rng[0]``:
-    the ``k``-th legal action of game ``i`` for a uniform ``k < NLEGAL``, found eight actions
-    at a time (a legal row is whole 64-bit words of 0/1 bytes)."""
-    s = as_ref(borrow_batch(s))
-    t = as_ref(borrow_tables(t))
-    rng, out = borrow(rng), borrow(out)
-    lg = s.legal
-    for j in range(s.S.shape[0]):
-        i = unsigned(j)
-        n = s.S[i, L.NLEGAL]
-        k = _uniform(rng, n)
-        if n:  # a finished game (autoreset=False) keeps its last entry
-            out[i] = _kth_set(lg[i].view(np.uint64), k)
