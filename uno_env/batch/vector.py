@@ -137,7 +137,7 @@ class VectorEnv:
     def _check(self, actions: Any) -> np.ndarray:
         if not self._seeded:
             raise RuntimeError("call reset() before step()")
-        a = actions
+        a: np.ndarray = actions
         # the usual case (a C int64 array, as sample_actions and torch give) skips the
         # conversions: a few microseconds a step, serial beside the threaded kernel
         if not (type(a) is np.ndarray and a.dtype == _INT64 and a.shape == self._shape
