@@ -8,8 +8,7 @@ import numpy as np
 from numba import njit, prange
 
 from uno_env.batch import layout as L
-from uno_env.batch.borrow import as_ref, borrow, borrow_batch, unsigned
-from uno_env.batch.layout import Batch
+from uno_env.batch.borrow import borrow, unsigned
 from uno_env.batch.rng import S32, TWO32, next_u64
 
 BYTES = np.uint64(0x0101010101010101)  # times a word of 0/1 bytes: their sum in the top byte
@@ -55,34 +54,34 @@ def _kth_set(words: np.ndarray, k: int) -> int:
 
 
 @njit(cache=True, error_model="numpy")
-def sample_range(s: Batch, words: np.ndarray, lo: int, hi: int, rng: np.ndarray,
+def sample_range(S: np.ndarray, words: np.ndarray, lo: int, hi: int, rng: np.ndarray,
                  out: np.ndarray) -> None:
     """Games ``lo..hi-1``: the ``k``-th legal action of game ``i`` for a uniform
     ``k < NLEGAL`` from ``rng[i]``, found eight actions at a time in ``words``, the legal
     rows (whole 64-bit words of 0/1 bytes) viewed as ``uint64`` once by the caller (a
-    ``.view`` per game here cost a call and a reference count)."""
-    s = as_ref(borrow_batch(s))
-    words, rng, out = borrow(words), borrow(rng), borrow(out)
+    ``.view`` per game here cost a call and a reference count). Only the scalars ``S``
+    and the rows come in: unboxing the whole state costs about a microsecond a call."""
+    S, words, rng, out = borrow(S), borrow(words), borrow(rng), borrow(out)
     for j in range(lo, hi):
         i = unsigned(j)
-        n = s.S[i, L.NLEGAL]
+        n = S[i, L.NLEGAL]
         k = _uniform(rng, i, n)
         if n:  # a finished game (autoreset=False) keeps its last entry
             out[i] = _kth_set(words[i], k)
 
 
 @njit(cache=True, error_model="numpy")
-def random_actions(s: Batch, words: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+def random_actions(S: np.ndarray, words: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """Every game's random legal action, on this thread."""
-    sample_range(s, words, 0, out.shape[0], rng, out)
+    sample_range(S, words, 0, out.shape[0], rng, out)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def random_actions_parallel(s: Batch, words: np.ndarray, rng: np.ndarray,
+def random_actions_parallel(S: np.ndarray, words: np.ndarray, rng: np.ndarray,
                             out: np.ndarray) -> None:
     """``random_actions`` in chunks of ``CHUNK`` games on numba's threads (the same draws:
     every game has its own generator)."""
     b = out.shape[0]
     for c in prange((b + CHUNK - 1) // CHUNK):
         lo = c * CHUNK
-        sample_range(s, words, lo, min(lo + CHUNK, b), rng, out)
+        sample_range(S, words, lo, min(lo + CHUNK, b), rng, out)

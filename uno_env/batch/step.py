@@ -56,13 +56,12 @@ def reset_kernel(s: Batch, t: Tables, obs: np.ndarray, mask: np.ndarray, cur: np
 
 
 @njit(cache=True, error_model="numpy")
-def first_illegal(s: Batch, t: Tables, actions: np.ndarray) -> int:
-    """The first game whose action is not legal, or -1: checked before any game moves."""
-    s = as_ref(borrow_batch(s))
-    t = as_ref(borrow_tables(t))
+def first_illegal(legal: np.ndarray, na: int, actions: np.ndarray) -> int:
+    """The first game whose action is not legal, or -1: checked before any game moves.
+    Given the legal rows alone: unboxing the whole state and tables costs ~1.5 us a call."""
     for i in range(actions.shape[0]):
         a = actions[i]
-        if a < 0 or a >= t.na or not s.legal[i, a]:
+        if a < 0 or a >= na or not legal[i, a]:
             return i
     return -1
 

@@ -148,7 +148,7 @@ class VectorEnv:
             if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
                 raise TypeError(f"actions must be integer indices, got dtype {a.dtype}")
             a = np.ascontiguousarray(a, dtype=np.int64)
-        bad = self._run(first_illegal, self._s, self._t, a)
+        bad = self._run(first_illegal, self._s.legal, self.num_actions, a)
         if bad >= 0:
             msg = self.game_state(bad).illegal_message(int(a[bad]))
             raise IllegalActionError(f"game {bad}: {msg} (no game was changed)")
@@ -188,7 +188,7 @@ class VectorEnv:
                                         np.uint64)
             self._sample_out = np.zeros(self.num_envs, np.int64)
             self._legal_words = self._s.legal.view(np.uint64)  # [B, words]: shares memory
-        self._run(random_actions_parallel if self.parallel else random_actions, self._s,
+        self._run(random_actions_parallel if self.parallel else random_actions, self._s.S,
                   self._legal_words, self._sample_rng, self._sample_out)
         return self._sample_out
 
