@@ -179,3 +179,21 @@ def test_sample_actions_are_legal_and_uniform() -> None:
     n = legal.sum(axis=1)
     expect = 3000 / n
     assert (np.abs(hits - expect[:, None])[legal] < 0.25 * np.repeat(expect, n)).all()
+
+
+def test_actions_of_any_integer_layout_play_the_same_games() -> None:
+    # the C int64 fast path of step() and the converting path give the same games: int32,
+    # a strided view and a list are converted, an int64 array is used as it is
+    envs = [vector_env("classic", 2, 6, observations=False) for _ in range(4)]
+    for v in envs:
+        v.reset(seed=9)
+    for _ in range(60):
+        a = envs[0].sample_actions().copy()
+        strided = np.repeat(a, 2)[::2]
+        assert not strided.flags.c_contiguous
+        outs = [v.step(x) for v, x in zip(envs, (a, a.astype(np.int32), strided, list(a)),
+                                           strict=True)]
+        for o in outs[1:]:
+            assert np.array_equal(o[1], outs[0][1]) and np.array_equal(o[2], outs[0][2])
+            assert np.array_equal(o[4]["action_mask"], outs[0][4]["action_mask"])
+    assert all(v.snapshot(i) == envs[0].snapshot(i) for v in envs[1:] for i in range(6))

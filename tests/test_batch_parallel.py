@@ -19,6 +19,8 @@ def test_parallel_kernel_plays_the_serial_games(variant: str) -> None:
     finished = 0
     for _ in range(400):
         a = envs[0].sample_actions(3)
+        # the threaded sampler draws the same actions: one generator per game
+        assert np.array_equal(envs[1].sample_actions(3), a)
         out = [v.step(a.copy()) for v in envs]
         (o0, r0, t0, u0, i0), (o1, r1, t1, u1, i1) = out
         assert np.array_equal(o0, o1) and np.array_equal(r0, r1)
