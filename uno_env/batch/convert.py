@@ -111,4 +111,4 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)
-    S[L.ONE_LEGAL] = -1  # scratch of legal.settle
+    S[L.ONE_LEGAL] = -1  # scratch of legal.compute_legal/settle, never read at rest

@@ -62,7 +62,7 @@ def allocate(t: Tables, b: int) -> Batch:
         rr_winner=np.zeros((b, r), np.int16), rr_blocked=np.zeros((b, r), np.uint8),
         rr_points=np.zeros((b, r, n), np.int32), rr_values=np.zeros((b, r, n), np.int32),
         rew=np.zeros((b, n), np.float64), cum=np.zeros((b, n), np.float64),
-        legal=np.zeros((b, (t.na + 7) // 8 * 8), np.uint8),  # whole words: random_actions
+        legal=np.zeros((b, (t.na + 7) // 8 * 8), np.uint8),  # whole words: batch.sample
     )
 
 

@@ -157,10 +157,8 @@ def settle(s: Batch, t: Tables, i: int) -> None:
         if t.catch_until_out and catch_victim(s, t, i) >= 0:  # G-uno: catch_window
             _add(s.legal, S, i, t.catch_a)
         if S[i, L.NLEGAL] != 1:
-            S[i, L.ONE_LEGAL] = -1  # scratch: meaningful only inside this loop
             return
-        a = S[i, L.ONE_LEGAL]
+        a = S[i, L.ONE_LEGAL]  # scratch that compute_legal resets: read only here
         apply(s, t, i, a if a >= 0 else _only(s.legal[i]))
     s.legal[i, :] = 0
     S[i, L.NLEGAL] = 0
-    S[i, L.ONE_LEGAL] = -1

@@ -88,6 +88,9 @@ class VectorEnv:
         self._trunc = np.zeros(b, np.bool_)
         self._done = np.zeros(b, np.bool_)
         self._shape = (b,)
+        self._legal_words = self._s.legal.view(np.uint64)  # [B, words], shares the memory
+        self._sample_rng: np.ndarray | None = None  # seeded by the first sample_actions
+        self._sample_out = np.zeros(b, np.int64)
         self._seeded = False
         self._entries: dict[Any, Any] = {}
 
@@ -182,12 +185,10 @@ class VectorEnv:
         threads with ``parallel=True``). Game ``i`` has its own generator, the ``i``-th
         output of ``SplitMix64(seed)`` (``seed`` counts on the first call only), so the
         draws do not depend on the threads. The returned buffer is reused."""
-        if not hasattr(self, "_sample_rng"):
+        if self._sample_rng is None:
             gen = SplitMix64(seed)
             self._sample_rng = np.array([gen.next_u64() for _ in range(self.num_envs)],
                                         np.uint64)
-            self._sample_out = np.zeros(self.num_envs, np.int64)
-            self._legal_words = self._s.legal.view(np.uint64)  # [B, words]: shares memory
         self._run(random_actions_parallel if self.parallel else random_actions, self._s.S,
                   self._legal_words, self._sample_rng, self._sample_out)
         return self._sample_out
