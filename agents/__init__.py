@@ -12,7 +12,9 @@ games. :func:`load` builds one from a short spec string:
 ``sb3:PATH``              a MaskablePPO model saved by ``uno_env.training.sb3_train``
 ``ismcts[:k=v;...]``      information-set MCTS (:mod:`uno_env.agents.ismcts`); keys ``simulations``,
                           ``time_per_move`` (seconds), ``prior`` (``rule``, ``ppo:classic``,
-                          a path), e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
+                          a path), ``rollouts`` (per leaf), ``leaf`` (``rollout`` /
+                          ``value``), ``c``, ``infer`` (``false``: no inference from draws),
+                          e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
 ========================  ===========================================================
 """
 
@@ -26,7 +28,16 @@ from uno_env.agents.random_agent import RandomAgent
 from uno_env.agents.rule import RuleAgent
 
 SPECS = ("random", "rule", "ppo:PATH", "ppo:VARIANT", "sb3:PATH", "ismcts[:k=v;...]")
-ISMCTS_KEYS = {"simulations": int, "time_per_move": float, "prior": str, "c": float}
+def _flag(v: str) -> bool:
+    if v.lower() not in ("true", "false", "1", "0"):
+        raise ValueError(v)
+    return v.lower() in ("true", "1")
+
+
+_flag.__name__ = "bool (true / false)"
+ISMCTS_KEYS: dict[str, Any] = {"simulations": int, "time_per_move": float, "prior": str,
+                               "c": float, "rollouts": int, "infer": _flag, "leaf": str,
+                               "search": str}
 
 
 def load(spec: str, variant: str = "classic", num_players: int = 2, seed: int | None = None,

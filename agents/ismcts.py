@@ -27,35 +27,19 @@ from typing import Any
 
 import numpy as np
 
+from uno_env.agents.default_policy import ROLLOUT_STEPS, rollout_action, round_result
+from uno_env.batch.rollout import Branches, Rollouts
 from uno_env.cards import WILD
-from uno_env.determinize import Recall, determinize
-from uno_env.rules.codes import (
-    ACCEPT,
-    CATCH,
-    COLOR,
-    DRAW,
-    E_ALL_DRAW,
-    E_DRAW,
-    E_REVERSE,
-    E_SKIP,
-    E_SKIP_EVERYONE,
-    E_TARGET_DRAW,
-    E_WDC,
-    E_WILD_DRAW,
-    P_OVER,
-    PASS,
-    PLAY,
-    PLAY_FLEX,
-    PLAY_TWO,
-    UNO,
-)
+from uno_env.determinize import Recall, determinize, observation_layout
+from uno_env.inference import DrawTracker, tracks
+from uno_env.rules.codes import CATCH, P_OVER, UNO
 from uno_env.rules.game import Game
 from uno_env.rules.state import State
 
 UCB_C = 0.7  # exploration constant for win rates in [0, 1]
 PUCT_C = 1.5
-ROLLOUT_STEPS = 300  # a rollout stops here and is scored by hand sizes
-_ATTACK = {E_DRAW, E_WILD_DRAW, E_WDC, E_SKIP, E_SKIP_EVERYONE, E_ALL_DRAW, E_TARGET_DRAW}
+ROLLOUTS = 8  # batch-engine playouts per leaf, each with the draw pile reshuffled
+LEAVES = 32  # leaves queued before the batch engine plays them out
 
 
 class Node:
@@ -70,54 +54,6 @@ class Node:
         self.children: dict[int, Node] = {}
 
 
-def rollout_action(state: State, rng: random.Random) -> int:
-    """The fast default policy, the rule agent's main habits at engine level: call UNO and
-    catch when offered; play rather than draw, preferring the card whose colour the hand
-    holds most, draw/skip effects (more so when the next player is close to going out) and
-    coloured cards over wilds; name the colour held most; otherwise accept or pass."""
-    legal = state.legal
-    g = state.game
-    types = g.actions.types
-    p = state.current
-    cnt = state.counts[p]
-    plays: list[int] = []
-    for a in legal:
-        t = types[a]
-        if t in (UNO, CATCH):
-            return a
-        if t in (PLAY, PLAY_TWO, PLAY_FLEX):
-            plays.append(a)
-    held = [0] * 5
-    for f, k in enumerate(cnt):
-        if k:
-            held[g.face_color[f]] += k
-    if plays:
-        args = g.actions.args
-        nxt = state.hand_len[(p + state.direction) % state.n]
-        urgent = 20 if nxt <= 2 else 8
-        best, best_score = plays[0], -1e9
-        for a in plays:
-            f = a if types[a] == PLAY else args[a]
-            col = g.face_color[f]
-            score = 10.0 * held[col] if col < 4 else -60.0
-            e = g.face_effect[f]
-            if e in _ATTACK or (e == E_REVERSE and state.n == 2):
-                score += urgent
-            if types[a] == PLAY_TWO:
-                score += 10
-            score += rng.random()
-            if score > best_score:
-                best, best_score = a, score
-        return best
-    if types[legal[0]] == COLOR:
-        args = g.actions.args
-        return max(legal, key=lambda a: held[args[a]] + rng.random() * 0.5)
-    for a in legal:
-        if types[a] in (ACCEPT, PASS):
-            return a
-    return rng.choice([a for a in legal if types[a] != DRAW] or legal)
-
-
 def _choices(state: State) -> list[int]:
     """The actions worth searching: calling UNO and catching dominate (they cost nothing),
     so where one is offered it is the only choice; else every legal action."""
@@ -129,27 +65,12 @@ def _choices(state: State) -> list[int]:
     return state.legal
 
 
-def playout(state: State, rng: random.Random) -> list[float]:
-    """Play ``state`` on with :func:`rollout_action` to the end of its round; each seat's
-    result in [0, 1] (1 to the winner; at the step cap a share by fewest cards)."""
-    rounds = len(state.round_results)
-    step, choose = state.step, rollout_action
-    for _ in range(ROLLOUT_STEPS):
-        if state.phase == P_OVER or len(state.round_results) > rounds:  # or a new deal
-            return round_result(state, rounds)
-        step(choose(state, rng))
-    inv = [1.0 / (1 + h) for h in state.hand_len]
-    total = sum(inv)
-    return [x / total for x in inv]
-
-
-def round_result(state: State, rounds: int) -> list[float]:
-    """1 to the winner of the round that just ended (split on a blocked tie)."""
-    n = state.n
-    w = state.round_results[rounds]["winner"] if len(state.round_results) > rounds else -1
-    if w < 0:
-        return [1.0 / n] * n
-    return [1.0 if s == w else 0.0 for s in range(n)]
+def _credit(path: list[Node], value: list[float]) -> None:
+    """Add an iteration's result to the nodes of its path (their visits are counted when
+    the path is walked): each node scores the share of the seat that chose its action."""
+    for nd in path:
+        if nd.player >= 0:
+            nd.wins += value[nd.player]
 
 
 class ISMCTSAgent:
@@ -159,7 +80,8 @@ class ISMCTSAgent:
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  simulations: int | None = None, time_per_move: float | None = None,
                  prior: str | None = None, seed: int | None = None, c: float | None = None,
-                 **options: Any) -> None:
+                 rollouts: int = ROLLOUTS, infer: bool = True, leaf: str | None = None,
+                 search: str = "tree", **options: Any) -> None:
         if simulations is None and time_per_move is None:
             simulations = 200
         if simulations is not None and (isinstance(simulations, bool) or int(simulations) < 1):
@@ -167,7 +89,12 @@ class ISMCTSAgent:
         if time_per_move is not None and not float(time_per_move) > 0:
             raise ValueError(f"time_per_move must be a positive number of seconds, got "
                              f"{time_per_move!r}")
+        if isinstance(rollouts, bool) or int(rollouts) < 1:
+            raise ValueError(f"rollouts must be a positive integer, got {rollouts!r}")
         self.game = Game(variant, num_players, **options)
+        self.options = dict(options)
+        self.rollouts = int(rollouts)
+        self._rollouts: Rollouts | None = None
         self.simulations = None if simulations is None else int(simulations)
         self.time_per_move = None if time_per_move is None else float(time_per_move)
         self.prior_spec = prior
@@ -176,10 +103,31 @@ class ISMCTSAgent:
         self.puct = bool(prior) and str(prior).lower() not in ("none", "")
         if self.puct and str(prior).lower() != "rule":
             self._load_prior(str(prior), variant, num_players, options)
+        if leaf not in (None, "rollout", "value"):
+            raise ValueError(f"leaf must be 'rollout' or 'value', got {leaf!r}")
+        if leaf == "value" and not self.value_from_net:
+            raise ValueError("leaf='value' needs a prior network whose critic reads the "
+                             "observation (prior=ppo:classic); the others roll out")
+        if leaf == "rollout":
+            self.value_from_net = False
         self.c = float(c) if c is not None else (PUCT_C if self.puct else UCB_C)
         self._seed = 0 if seed is None else int(seed)
         self._recall: Recall | None = None
         self.last_iterations = 0
+        if search not in ("tree", "pimc"):
+            raise ValueError(f"search must be 'tree' (ISMCTS) or 'pimc', got {search!r}")
+        if search == "pimc" and self.puct:
+            raise ValueError("search='pimc' takes no prior (it tries every action alike)")
+        self.mode = search
+        self._branches: Branches | None = None
+        # compile or load the kernels now, not in a timed move
+        if search == "pimc":
+            self._branches = Branches(self.game.variant.name, num_players,
+                                      copies=self.rollouts, cap=ROLLOUT_STEPS, **options)
+        elif not self.value_from_net:
+            self._leaves()
+        self._draws = (DrawTracker(self.game, observation_layout(self.game))
+                       if infer and tracks(self.game) else None)
 
     def _load_prior(self, prior: str, variant: str, num_players: int,
                     options: dict[str, Any]) -> None:
@@ -200,11 +148,14 @@ class ISMCTSAgent:
                                  f"with {payload.get('num_players')} players; its {k} differs "
                                  f"from {want['variant']} with {num_players} players")
         self.net = net.eval()
-        # a critic that reads privileged features is meaningless without them: roll out
+        # a critic that reads privileged features is meaningless without them: roll out;
+        # one that reads the observation estimates leaves (unless leaf="rollout")
         self.value_from_net = getattr(net, "value_trunk", None) is None
 
     def reset(self) -> None:
         self._recall = None
+        if self._draws is not None:
+            self._draws.reset()
 
     def seed(self, seed: int | None) -> None:
         self._seed = 0 if seed is None else int(seed)
@@ -224,13 +175,18 @@ class ISMCTSAgent:
         if not legal:
             raise ValueError("action_mask has no legal action: the agent is not to act")
         obs = np.asarray(observation, dtype=np.float32)
+        if self._draws is not None:
+            self._draws.observe(obs)
         types = self.game.actions.types
         forced = [x for x in legal if types[x] in (UNO, CATCH)]
         if forced:  # dominant: a call or a catch costs nothing and never hurts
             legal = forced[:1]
-        a = int(legal[0]) if len(legal) == 1 else self.search(obs, mask)
+        a = int(legal[0]) if len(legal) == 1 else (
+            self.pimc(obs, mask) if self.mode == "pimc" else self.search(obs, mask))
         colors = np.flatnonzero(obs[self._color_slice] > 0.5)
         self._recall = Recall(a, int(colors[0]) if len(colors) else WILD)
+        if self._draws is not None:
+            self._draws.acted(a)
         return a
 
     @property
@@ -241,18 +197,33 @@ class ISMCTSAgent:
         return slice(p.start, p.stop)
 
     def search(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """Run the search from this decision; the root action visited most."""
+        """Run the search from this decision; the root action visited most. Leaves wait in
+        the batch engine's queue and are played out together (``LEAVES`` at a time); until
+        then their path counts the visit without its result (a virtual loss), so that the
+        iterations in between spread over other actions."""
         rng = self._rng(obs, mask)
         root = Node(-1)
         deadline = None if self.time_per_move is None else (
             time.perf_counter() + self.time_per_move)
         limit = self.simulations
         it = 0
+        pending: list[list[Node]] = []
         while (limit is None or it < limit) and (deadline is None
                                                  or time.perf_counter() < deadline):
-            state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall)
-            self._iterate(root, state, rng)
+            state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
+                                avoid=self._draws.avoid if self._draws is not None else ())
+            path, value = self._descend(root, state, rng)
+            for nd in path:
+                nd.visits += 1
+            if value is not None:
+                _credit(path, value)
+            else:
+                self._leaves().add(state)
+                pending.append(path)
+                if self._leaves().full:
+                    self._flush(pending, rng)
             it += 1
+        self._flush(pending, rng)
         self.last_iterations = it
         legal = np.flatnonzero(mask).tolist()
         return int(max(legal, key=lambda a: (root.children[a].visits
@@ -260,15 +231,52 @@ class ISMCTSAgent:
                                              root.children[a].wins if a in root.children
                                              else 0.0)))
 
-    def _iterate(self, root: Node, state: State, rng: random.Random) -> None:
+    def pimc(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """Flat search: every legal action on every determinization, ``rollouts`` playouts
+        each with common random numbers (:class:`~uno_env.batch.rollout.Branches`); the
+        action with the best mean share."""
+        legal = np.flatnonzero(mask).tolist()
+        rng = self._rng(obs, mask)
+        b = self._branches
+        assert b is not None
+        b.start(legal, 0)
+        deadline = None if self.time_per_move is None else (
+            time.perf_counter() + self.time_per_move)
+        it = 0
+        while (self.simulations is None or it < self.simulations) and (
+                deadline is None or time.perf_counter() < deadline):
+            state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
+                                avoid=self._draws.avoid if self._draws is not None else ())
+            b.add(state, np.array([rng.getrandbits(64) for _ in range(b.copies)], np.uint64))
+            it += 1
+        self.last_iterations = it
+        return int(legal[int(np.argmax(b.values()))])
+
+    def _leaves(self) -> Rollouts:
+        if self._rollouts is None:
+            self._rollouts = Rollouts(self.game.variant.name, self.game.num_players, LEAVES,
+                                      self.rollouts, ROLLOUT_STEPS, **self.options)
+        return self._rollouts
+
+    def _flush(self, pending: list[list[Node]], rng: random.Random) -> None:
+        """Play out the queued leaves on the batch engine and credit their paths."""
+        if pending:
+            for path, value in zip(pending, self._leaves().run(rng.getrandbits(64)),
+                                   strict=True):
+                _credit(path, value.tolist())
+            pending.clear()
+
+    def _descend(self, root: Node, state: State,
+                 rng: random.Random) -> tuple[list[Node], list[float] | None]:
+        """One iteration's walk down the tree in ``state`` (stepped along), adding one node:
+        the path, and its value where it is known without a rollout (the round ended, or
+        the network's value estimates the leaf); ``None`` leaves ``state`` to roll out."""
         node = root
         path = [root]
         rounds = len(state.round_results)
-        value: list[float] | None = None
         while True:
             if state.phase == P_OVER or len(state.round_results) > rounds:
-                value = round_result(state, rounds)
-                break
+                return path, round_result(state, rounds)
             legal = _choices(state)
             p = state.current
             kids = node.children
@@ -294,17 +302,11 @@ class ISMCTSAgent:
             path.append(node)
             if node.visits == 0:
                 break
-        if value is None:
-            if state.phase == P_OVER or len(state.round_results) > rounds:
-                value = round_result(state, rounds)
-            elif self.net is not None and self.value_from_net:
-                value = self._net_value(state)
-            else:
-                value = playout(state, rng)
-        for nd in path:
-            nd.visits += 1
-            if nd.player >= 0:
-                nd.wins += value[nd.player]
+        if state.phase == P_OVER or len(state.round_results) > rounds:
+            return path, round_result(state, rounds)
+        if self.net is not None and self.value_from_net:
+            return path, self._net_value(state)
+        return path, None
 
     def _select(self, node: Node, legal: list[int]) -> int:
         kids = node.children

@@ -3,17 +3,21 @@
 Plays ``uno-env evaluate``-style matches (every deal twice, seats swapped, 95% Wilson
 intervals) and writes ``OUT/ismcts_results.json`` and ``OUT/ismcts_budget_curve.png``:
 
-- the table: ``ismcts:time_per_move=T`` with ``prior=rule`` and ``prior=ppo:VARIANT``,
-  against ``rule`` and against the shipped PPO agent (at the table it was trained at);
+- the table: ``ismcts:BUDGET`` (``--budget``, default ``time_per_move=0.25``) with
+  ``prior=rule`` against ``rule`` and with ``prior=ppo:VARIANT`` against the shipped PPO
+  agent (at the table it was trained at);
 - the curve: win rate against ``rule`` at each simulation budget, without a prior (UCT),
   with the default-policy prior and with the policy network's prior and value.
 
-The issue's targets need ``--games 2000`` or more (about a day of one core at 0.25 s per
-move; ``--workers`` splits the games over processes, one per core, so the per-move budget
-stays a one-core budget only while there are at least as many cores as workers). Usage::
+Each row records the search agent's measured seconds per searched move (a decision with more
+than one legal action; with ``--workers 1``). A ``simulations=N`` budget plays the same games
+whatever the machine's load, and its measured time on a loaded machine bounds the time on a
+free core from above. ``--workers`` splits the games over processes, one per core. Usage::
 
-    python examples/ismcts_strength.py [--games 2000] [--workers 8] [--time 0.25]
-        [--budgets 10,100,1000] [--variant classic] [--out docs/results]
+    python examples/ismcts_strength.py [--games 2000] [--curve-games 500] [--workers 1]
+        [--budget simulations=500] [--table-priors rule,ppo] [--budgets 10,100,1000]
+        [--variant classic]
+        [--no-table | --no-curve] [--out docs/results]
 """
 
 from __future__ import annotations
@@ -28,56 +32,93 @@ from uno_env import agents
 from uno_env.training.evaluate import evaluate
 
 
+class Timed:
+    """An agent that records the wall time of its searched moves (more than one legal)."""
+
+    def __init__(self, spec: str, variant: str, options: dict[str, Any]) -> None:
+        self.name = spec
+        self.agent = agents.load(spec, variant=variant, num_players=2, **options)
+        self.moves, self.seconds = 0, 0.0
+
+    def act(self, observation: Any, action_mask: Any) -> int:
+        t = time.perf_counter()
+        a = int(self.agent.act(observation, action_mask))
+        if int(action_mask.sum()) > 1:
+            self.moves += 1
+            self.seconds += time.perf_counter() - t
+        return a
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def seed(self, seed: int | None) -> None:
+        self.agent.seed(seed)
+
+
 def row(spec: str, opponent: str, games: int, variant: str, workers: int,
         seed: int) -> dict[str, Any]:
     """One match; against a PPO agent at the table of rules it was trained at."""
     t = time.perf_counter()
     opts = agents.trained_options(opponent)
-    r = evaluate(spec, opponent, games, variant=variant, seed=seed, workers=workers,
+    timed = Timed(spec, variant, opts) if workers == 1 else None
+    r = evaluate(timed or spec, opponent, games, variant=variant, seed=seed, workers=workers,
                  options=opts)
     a = r.agents[0]
     out = {"agent": spec, "opponent": opponent, "games": games, "wins": a.wins,
            "win_rate": a.win_rate, "ci95": [a.ci_low, a.ci_high],
            "seconds": round(time.perf_counter() - t, 1), "options": opts,
+           "seconds_per_search_move": (round(timed.seconds / timed.moves, 4)
+                                       if timed and timed.moves else None),
            "command": f"uno-env evaluate --agents '{spec},{opponent}' --variant {variant} "
                       f"--games {games} --seed {seed}"
                       + "".join(f" --option {k}={v}" for k, v in opts.items())}
     print(f"{spec:45s} vs {opponent:12s} {a.win_rate:6.1%} [{a.ci_low:.1%}, {a.ci_high:.1%}]"
-          f"  ({games} games, {out['seconds']} s)", flush=True)
+          f"  ({games} games, {out['seconds']} s, "
+          f"{out['seconds_per_search_move']} s per search move)", flush=True)
     return out
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--games", type=int, default=2000, help="games per row of the table")
+    p.add_argument("--curve-games", type=int, default=None,
+                   help="games per point of the curve (default: --games)")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--time", type=float, default=0.25, help="seconds per move for the table")
+    p.add_argument("--budget", default="time_per_move=0.25", help="the table's budget")
+    p.add_argument("--table-priors", default="rule,ppo",
+                   help="the table's rows: rule (against rule), ppo (against the PPO agent)")
     p.add_argument("--budgets", default="10,100,1000", help="simulations for the curve")
     p.add_argument("--variant", default="classic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="docs/results")
     p.add_argument("--no-table", action="store_true", help="only the curve")
+    p.add_argument("--no-curve", action="store_true", help="only the table")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     v = a.variant
     results: dict[str, Any] = {"variant": v, "num_players": 2, "table": [], "curve": []}
     priors = (None, "rule", f"ppo:{v}")
+    name = "ismcts_results.json" if not (a.no_table or a.no_curve) else (
+        "ismcts_curve.json" if a.no_table else "ismcts_table.json")
     if not a.no_table:
-        for prior in priors[1:]:
-            spec = f"ismcts:time_per_move={a.time};prior={prior}"
-            for opponent in ("rule", f"ppo:{v}"):
-                results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
-    budgets = [int(x) for x in a.budgets.split(",")]
-    for prior in priors:
-        for sims in budgets:
-            spec = f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
-            r = row(spec, "rule", a.games, v, a.workers, a.seed)
-            r.update(simulations=sims, prior=prior)
-            results["curve"].append(r)
-    (out / "ismcts_results.json").write_text(json.dumps(results, indent=2) + "\n")
-    plot(results["curve"], out / "ismcts_budget_curve.png", v)
-    print(f"wrote {out / 'ismcts_results.json'} and {out / 'ismcts_budget_curve.png'}")
+        for which in a.table_priors.split(","):
+            prior = opponent = "rule" if which == "rule" else f"ppo:{v}"
+            spec = f"ismcts:{a.budget};prior={prior}"
+            results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
+            (out / name).write_text(json.dumps(results, indent=2) + "\n")
+    if not a.no_curve:
+        budgets = [int(x) for x in a.budgets.split(",")]
+        for prior in priors:
+            for sims in budgets:
+                spec = f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
+                r = row(spec, "rule", a.curve_games or a.games, v, a.workers, a.seed)
+                r.update(simulations=sims, prior=prior)
+                results["curve"].append(r)
+                (out / name).write_text(json.dumps(results, indent=2) + "\n")
+        plot(results["curve"], out / "ismcts_budget_curve.png", v)
+    print(f"wrote {out / name}" + ("" if a.no_curve else
+                                   f" and {out / 'ismcts_budget_curve.png'}"))
 
 
 def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:

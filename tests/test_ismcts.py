@@ -19,11 +19,12 @@ CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip",
            ("express", 3), ("express", 4)]
 
 
+@pytest.mark.parametrize("search", ["tree", "pimc"])
 @pytest.mark.parametrize(("variant", "n"), CONFIGS)
-def test_every_variant_plays_legal_games_to_the_end(variant: str, n: int) -> None:
+def test_every_variant_plays_legal_games_to_the_end(variant: str, n: int, search: str) -> None:
     env = raw_env(variant, num_players=n, uno_catch="decision")
-    players = [ISMCTSAgent(variant, n, simulations=4, seed=s, uno_catch="decision")
-               for s in range(n)]
+    players = [ISMCTSAgent(variant, n, simulations=4, seed=s, search=search, rollouts=2,
+                           uno_catch="decision") for s in range(n)]
     env.reset(seed=11)
     for p in players:
         p.reset()
@@ -59,8 +60,9 @@ def _hidden_variants(env, count: int) -> list[dict]:
     return out
 
 
+@pytest.mark.parametrize("search", ["tree", "pimc"])
 @pytest.mark.parametrize("variant", ["classic", "flip"])
-def test_decision_ignores_the_hidden_cards(variant: str) -> None:
+def test_decision_ignores_the_hidden_cards(variant: str, search: str) -> None:
     """The same observation over different actual deals gives the same move (fixed seed)."""
     env = raw_env(variant, num_players=2)
     env.reset(seed=21)
@@ -75,7 +77,7 @@ def test_decision_ignores_the_hidden_cards(variant: str) -> None:
                 env.restore(snap)
                 opp_hands.add(tuple(env.engine.counts[1 - env.engine.current]))
                 o = env.observe(env.agent_selection)
-                agent = ISMCTSAgent(variant, 2, simulations=30, seed=5)
+                agent = ISMCTSAgent(variant, 2, simulations=30, seed=5, search=search)
                 moves.add(agent.act(o["observation"], o["action_mask"]))
             assert len(opp_hands) > 1  # the deals really differ
             assert len(moves) == 1
@@ -96,6 +98,23 @@ def test_spec_strings() -> None:
         agents.load("ismcts:simulations=many")
     with pytest.raises(ValueError, match="simulations must be a positive integer"):
         agents.load("ismcts:simulations=0")
+    c = agents.load("ismcts:search=pimc;rollouts=3;infer=false", variant="classic",
+                    num_players=2)
+    assert isinstance(c, ISMCTSAgent) and c.mode == "pimc" and c.rollouts == 3
+    assert c._draws is None
+    assert agents.load("ismcts:simulations=5", variant="classic", num_players=2)._draws
+    with pytest.raises(ValueError, match="infer must be a bool"):
+        agents.load("ismcts:infer=maybe")
+    with pytest.raises(ValueError, match="search must be 'tree'"):
+        agents.load("ismcts:search=alphabeta")
+    with pytest.raises(ValueError, match="takes no prior"):
+        agents.load("ismcts:search=pimc;prior=rule")
+    with pytest.raises(ValueError, match="rollouts must be a positive integer"):
+        agents.load("ismcts:rollouts=0")
+    with pytest.raises(ValueError, match="leaf must be"):
+        agents.load("ismcts:leaf=guess")
+    with pytest.raises(ValueError, match="needs a prior network"):
+        agents.load("ismcts:leaf=value;prior=rule")
 
 
 def test_time_budget_bounds_a_decision() -> None:

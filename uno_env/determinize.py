@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from uno_env.cards import WILD
+from uno_env.inference import Avoid, respect
 from uno_env.observation import ObservationLayout
 from uno_env.rules.codes import (
     CHALLENGE,
@@ -87,13 +89,15 @@ def _counts(vec: np.ndarray) -> Counter[int]:
 
 
 def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
-                rng: random.Random, seat: int = 0, recall: Recall | None = None) -> State:
+                rng: random.Random, seat: int = 0, recall: Recall | None = None,
+                avoid: Sequence[Avoid] = ()) -> State:
     """A full :class:`State` that ``seat`` (the player to act) cannot tell from the real one.
 
     ``observation`` and ``action_mask`` are what the environment gave that seat (all pieces
     are relative to the observer, so any ``seat`` may stand for it); ``rng`` draws the hidden
-    cards. Raises :class:`InconsistentObservation` when no deal fits, ``ValueError`` when the
-    observer is not to act.
+    cards. ``avoid`` (2 players, :mod:`uno_env.inference`) is what the opponent's draws showed
+    about its hand. Raises :class:`InconsistentObservation` when no deal fits, ``ValueError``
+    when the observer is not to act.
     """
     lay = observation_layout(game)
     o = lay.decode(np.asarray(observation, dtype=np.float32))
@@ -115,6 +119,8 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
         drawn_face = plays[0] if plays else -1
     cards = _sample_cards(game, o, side, rel, rng, drawn_face)
     hands, known, pile, discard = cards
+    if avoid:
+        respect(game, hands[(seat + 1) % n], pile, list(avoid), rng)
     names = game.card_names
     d = -1 if o["counter_clockwise"][0] > 0.5 else 1
     colors = np.flatnonzero(o["active_color"] > 0.5)
