@@ -211,7 +211,7 @@ class ISMCTSAgent:
         while (limit is None or it < limit) and (deadline is None
                                                  or time.perf_counter() < deadline):
             state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
-                                avoid=self._draws.avoid if self._draws is not None else ())
+                                **self._known())
             path, value = self._descend(root, state, rng)
             for nd in path:
                 nd.visits += 1
@@ -246,11 +246,16 @@ class ISMCTSAgent:
         while (self.simulations is None or it < self.simulations) and (
                 deadline is None or time.perf_counter() < deadline):
             state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
-                                avoid=self._draws.avoid if self._draws is not None else ())
+                                **self._known())
             b.add(state, np.array([rng.getrandbits(64) for _ in range(b.copies)], np.uint64))
             it += 1
         self.last_iterations = it
         return int(legal[int(np.argmax(b.values()))])
+
+    def _known(self) -> dict[str, Any]:
+        """What the opponent's draws and a challenge showed (determinize's keywords)."""
+        d = self._draws
+        return {} if d is None else {"avoid": d.avoid, "must": d.must}
 
     def _leaves(self) -> Rollouts:
         if self._rollouts is None:

@@ -1,6 +1,6 @@
-"""Inference from forced draws (uno_env.inference): every fact the tracker keeps is true of the
-real opponent hand, determinizations obey the facts, and the tracker stays off where draws are
-voluntary."""
+"""Inference from forced draws and challenges (uno_env.inference): every fact the tracker keeps is
+true of the real opponent hand, determinizations obey the facts, and draws are read only where
+they are forced."""
 
 from __future__ import annotations
 
@@ -42,11 +42,13 @@ def test_every_inference_holds_for_the_real_hand(opponent: str) -> None:
                 for av in tracker.avoid:
                     assert _bad(s.counts[1], av) <= av.allowed
                     facts += 1
+                assert all(s.counts[1][f] >= k for f, k in enumerate(tracker.must))
                 if tracker.avoid and facts % 5 == 0:
-                    d = determinize(g, obs, mask, rng, avoid=tracker.avoid)
+                    d = determinize(g, obs, mask, rng, avoid=tracker.avoid, must=tracker.must)
                     assert d.legal == s.legal and d.hand_len == s.hand_len
                     for av in tracker.avoid:
                         assert _bad(d.counts[1], av) <= av.allowed
+                    assert all(d.counts[1][f] >= k for f, k in enumerate(tracker.must))
                     sampled += 1
                 a = seat0.act(obs, mask) if game % 2 else rng.choice(s.legal)
                 tracker.acted(a)
@@ -100,9 +102,47 @@ def test_respect_swaps_with_the_pile_only() -> None:
     assert sum(faces[g.side_faces[0][c]] for c in hand) == 1
 
 
-def test_tracker_is_off_where_drawing_is_a_choice() -> None:
-    assert tracks(Game("classic", 2))
-    assert not tracks(Game("classic", 2, voluntary_draw=True))
+def test_where_the_tracker_reads_what() -> None:
+    g = Game("classic", 2)
+    assert tracks(g) and DrawTracker(g, observation_layout(g)).forced
+    voluntary = Game("classic", 2, voluntary_draw=True)
+    assert tracks(voluntary) and not DrawTracker(voluntary, observation_layout(voluntary)).forced
     assert not tracks(Game("classic", 3))
     assert not tracks(Game("flip", 2))
-    assert not tracks(Game("express", 2))  # its default is voluntary
+    assert not tracks(Game("classic", 2, jump_in=True))
+
+
+def test_a_challenge_shows_cards_the_opponent_still_holds() -> None:
+    """Seat 0 challenges every wild draw (the shown hand is kept less what seat 1 plays since):
+    the real hand always holds what the tracker says it must, and samples hold it too."""
+    env = raw_env("classic", 2, voluntary_draw=True)
+    g = env.game
+    other = agents.load("rule", variant="classic", num_players=2, voluntary_draw=True)
+    shown = checked = 0
+    for game in range(150):
+        env.reset(seed=game)
+        tracker = DrawTracker(g, observation_layout(g))
+        assert not tracker.forced  # voluntary draws: no Avoid facts, only what is shown
+        rng = random.Random(game)
+        while not env.engine.is_over:
+            s = env.engine
+            obs = env.layout.build(s, s.current)
+            mask = np.zeros(g.num_actions, np.int8)
+            mask[s.legal] = 1
+            if s.current == 0:
+                tracker.observe(obs)
+                assert not tracker.avoid
+                if tracker.must.any():
+                    checked += 1
+                    assert all(s.counts[1][f] >= k for f, k in enumerate(tracker.must))
+                    d = determinize(g, obs, mask, rng, must=tracker.must)
+                    assert d.legal == s.legal
+                    assert all(d.counts[1][f] >= k for f, k in enumerate(tracker.must))
+                a = g.actions.challenge if g.actions.challenge in s.legal else rng.choice(
+                    [x for x in s.legal if x != g.actions.draw] or s.legal)
+                shown += a == g.actions.challenge
+                tracker.acted(a)
+            else:
+                a = other.act(obs, mask)
+            env.step(a)
+    assert shown > 5 and checked > 20  # the check is not vacuous

@@ -12,8 +12,9 @@ the legal actions equal the real ones, see ``tests/test_determinize.py``):
 
 - own hand (faces), the discard pile (faces; the top card on top), every hand size, the draw
   pile size, direction, active colour, phase, pending draw, UNO calls, scores, Power Cards,
-  the hand last shown to this seat by a challenge (kept as shown; not yet used to constrain
-  that player's current hand, which may still hold some of those cards);
+  the hand last shown to this seat by a challenge (kept as shown; which of those cards that
+  player still holds the observation alone cannot say: ``must``, from the plays since as
+  :class:`uno_env.inference.DrawTracker` follows them, constrains its sampled hand);
 - Flip (F-visibility): each opponent's inactive faces, the inactive face on top of the draw
   pile, and the inactive faces of own cards this seat has seen.
 
@@ -90,14 +91,15 @@ def _counts(vec: np.ndarray) -> Counter[int]:
 
 def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
                 rng: random.Random, seat: int = 0, recall: Recall | None = None,
-                avoid: Sequence[Avoid] = ()) -> State:
+                avoid: Sequence[Avoid] = (), must: np.ndarray | None = None) -> State:
     """A full :class:`State` that ``seat`` (the player to act) cannot tell from the real one.
 
     ``observation`` and ``action_mask`` are what the environment gave that seat (all pieces
     are relative to the observer, so any ``seat`` may stand for it); ``rng`` draws the hidden
-    cards. ``avoid`` (2 players, :mod:`uno_env.inference`) is what the opponent's draws showed
-    about its hand. Raises :class:`InconsistentObservation` when no deal fits, ``ValueError``
-    when the observer is not to act.
+    cards. ``avoid`` and ``must`` (2 players, :mod:`uno_env.inference`) are what the
+    opponent's forced draws and a challenge showed about its hand. Raises
+    :class:`InconsistentObservation` when no deal fits, ``ValueError`` when the observer is
+    not to act.
     """
     lay = observation_layout(game)
     o = lay.decode(np.asarray(observation, dtype=np.float32))
@@ -119,8 +121,8 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
         drawn_face = plays[0] if plays else -1
     cards = _sample_cards(game, o, side, rel, rng, drawn_face)
     hands, known, pile, discard = cards
-    if avoid:
-        respect(game, hands[(seat + 1) % n], pile, list(avoid), rng)
+    if avoid or (must is not None and must.any()):
+        respect(game, hands[(seat + 1) % n], pile, list(avoid), rng, must)
     names = game.card_names
     d = -1 if o["counter_clockwise"][0] > 0.5 else 1
     colors = np.flatnonzero(o["active_color"] > 0.5)
