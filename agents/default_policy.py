@@ -6,19 +6,13 @@ from __future__ import annotations
 
 import random
 
+from uno_env.batch.rollout import ATTACK as _ATTACK
 from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
     COLOR,
     DRAW,
-    E_ALL_DRAW,
-    E_DRAW,
     E_REVERSE,
-    E_SKIP,
-    E_SKIP_EVERYONE,
-    E_TARGET_DRAW,
-    E_WDC,
-    E_WILD_DRAW,
     P_OVER,
     PASS,
     PLAY,
@@ -29,7 +23,6 @@ from uno_env.rules.codes import (
 from uno_env.rules.state import State
 
 ROLLOUT_STEPS = 300  # a rollout stops here and is scored by hand sizes
-_ATTACK = {E_DRAW, E_WILD_DRAW, E_WDC, E_SKIP, E_SKIP_EVERYONE, E_ALL_DRAW, E_TARGET_DRAW}
 
 
 def rollout_action(state: State, rng: random.Random) -> int:

@@ -53,7 +53,9 @@ from uno_env.rules.state import State
 K_OTHER, K_CALL, K_PLAY, K_PLAY_TWO, K_COLOR, K_YIELD, K_DRAW = range(7)
 _KIND = {UNO: K_CALL, CATCH: K_CALL, PLAY: K_PLAY, PLAY_TWO: K_PLAY_TWO, PLAY_FLEX: K_PLAY,
          COLOR: K_COLOR, ACCEPT: K_YIELD, PASS: K_YIELD, DRAW: K_DRAW}
-_ATTACK = {E_DRAW, E_WILD_DRAW, E_WDC, E_SKIP, E_SKIP_EVERYONE, E_ALL_DRAW, E_TARGET_DRAW}
+# effects that hurt the next player: the policy likes them more when that player is near out
+ATTACK = frozenset({E_DRAW, E_WILD_DRAW, E_WDC, E_SKIP, E_SKIP_EVERYONE, E_ALL_DRAW,
+                    E_TARGET_DRAW})
 TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 S11 = np.uint64(11)
 
@@ -71,7 +73,7 @@ def policy_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     for f in range(game.num_faces):
         e = game.face_effect[f]
         face[0, f] = game.face_color[f]
-        face[1, f] = e in _ATTACK or (e == E_REVERSE and game.num_players == 2)
+        face[1, f] = e in ATTACK or (e == E_REVERSE and game.num_players == 2)
     return act, face
 
 
