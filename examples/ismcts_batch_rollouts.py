@@ -1,7 +1,7 @@
 """Rollouts for the ISMCTS agent: the Python engine against the batch engine (uno_env.batch).
 
 From one position, ``--n`` determinizations are played out with the agent's default policy
-(a) one by one on the Python engine (``agents.ismcts.playout``), (b) on the batch engine by
+(a) one by one on the Python engine (``uno_env.agents.default_policy.playout``), (b) by
 ``uno_env.batch.rollout.Rollouts``, as the agent does: each state loaded, copied ``--copies``
 times with the draw pile reshuffled, and every copy played to the end by one kernel call.
 Prints microseconds per rollout and the mean win share of the player to act (the two

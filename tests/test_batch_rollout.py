@@ -1,6 +1,6 @@
 """Batch-engine rollouts for search (uno_env.batch.rollout): the kernel's default policy is the
-Python one (``agents.default_policy.rollout_action``), copies keep everything but the hidden
-pile order, and playouts end their round with results that add up."""
+Python one (``uno_env.agents.default_policy.rollout_action``), copies keep everything but the
+hidden pile order, and playouts end their round with results that add up."""
 
 from __future__ import annotations
 
