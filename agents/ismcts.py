@@ -23,6 +23,7 @@ import hashlib
 import math
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -203,15 +204,8 @@ class ISMCTSAgent:
         iterations in between spread over other actions."""
         rng = self._rng(obs, mask)
         root = Node(-1)
-        deadline = None if self.time_per_move is None else (
-            time.perf_counter() + self.time_per_move)
-        limit = self.simulations
-        it = 0
         pending: list[list[Node]] = []
-        while (limit is None or it < limit) and (deadline is None
-                                                 or time.perf_counter() < deadline):
-            state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
-                                **self._known())
+        for state in self._samples(obs, mask, rng):
             path, value = self._descend(root, state, rng)
             for nd in path:
                 nd.visits += 1
@@ -222,9 +216,7 @@ class ISMCTSAgent:
                 pending.append(path)
                 if self._leaves().full:
                     self._flush(pending, rng)
-            it += 1
         self._flush(pending, rng)
-        self.last_iterations = it
         legal = np.flatnonzero(mask).tolist()
         return int(max(legal, key=lambda a: (root.children[a].visits
                                              if a in root.children else -1,
@@ -240,17 +232,22 @@ class ISMCTSAgent:
         b = self._branches
         assert b is not None
         b.start(legal, 0)
+        for state in self._samples(obs, mask, rng):
+            b.add(state, np.array([rng.getrandbits(64) for _ in range(b.copies)], np.uint64))
+        return int(legal[int(np.argmax(b.values()))])
+
+    def _samples(self, obs: np.ndarray, mask: np.ndarray,
+                 rng: random.Random) -> Iterator[State]:
+        """Determinizations until the budget (simulations, seconds) is spent; the count goes
+        to ``last_iterations``."""
         deadline = None if self.time_per_move is None else (
             time.perf_counter() + self.time_per_move)
-        it = 0
-        while (self.simulations is None or it < self.simulations) and (
+        self.last_iterations = 0
+        while (self.simulations is None or self.last_iterations < self.simulations) and (
                 deadline is None or time.perf_counter() < deadline):
-            state = determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
-                                **self._known())
-            b.add(state, np.array([rng.getrandbits(64) for _ in range(b.copies)], np.uint64))
-            it += 1
-        self.last_iterations = it
-        return int(legal[int(np.argmax(b.values()))])
+            self.last_iterations += 1
+            yield determinize(self.game, obs, mask, rng, seat=0, recall=self._recall,
+                              **self._known())
 
     def _known(self) -> dict[str, Any]:
         """What the opponent's draws and a challenge showed (determinize's keywords)."""

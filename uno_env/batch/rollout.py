@@ -210,6 +210,17 @@ def _copy_row(s: Batch, src: int, j: int) -> None:
 
 
 @njit(cache=True, error_model="numpy")
+def _reshuffle(s: Batch, j: int, rng: np.ndarray) -> None:
+    """Shuffle game ``j``'s draw pile below its top card (the last) with generator ``rng[j]``."""
+    m = s.S[j, L.PILE_LEN] - 1
+    for x in range(m - 1, 0, -1):
+        y = int(_unit(rng, j) * (x + 1))
+        c = s.pile[j, x]
+        s.pile[j, x] = s.pile[j, y]
+        s.pile[j, y] = c
+
+
+@njit(cache=True, error_model="numpy")
 def replicate(s: Batch, src: int, lo: int, hi: int, rng: np.ndarray) -> None:
     """Copy game ``src`` into games ``lo..hi-1``, each copy's draw pile shuffled below its
     top card (the one card of the pile a seat may see: Flip shows its back) and its engine
@@ -217,12 +228,7 @@ def replicate(s: Batch, src: int, lo: int, hi: int, rng: np.ndarray) -> None:
     for j in range(lo, hi):
         _copy_row(s, src, j)
         s.rng[j] = next_u64(rng, j)
-        m = s.S[j, L.PILE_LEN] - 1  # the top is the last card
-        for x in range(m - 1, 0, -1):
-            y = int(_unit(rng, j) * (x + 1))
-            c = s.pile[j, x]
-            s.pile[j, x] = s.pile[j, y]
-            s.pile[j, y] = c
+        _reshuffle(s, j, rng)
 
 
 @njit(cache=True, error_model="numpy")
@@ -239,40 +245,48 @@ def branch(s: Batch, t: Tables, src: int, lo: int, actions: np.ndarray, copies: 
             _copy_row(s, src, j)
             rng[j] = seeds[r]
             if r:
-                m = s.S[j, L.PILE_LEN] - 1
-                for x in range(m - 1, 0, -1):
-                    y = int(_unit(rng, j) * (x + 1))
-                    c = s.pile[j, x]
-                    s.pile[j, x] = s.pile[j, y]
-                    s.pile[j, y] = c
+                _reshuffle(s, j, rng)
                 s.rng[j] = next_u64(rng, j)
             starts[j] = s.S[j, L.NROUNDS]
             apply(s, t, j, actions[k])
             settle(s, t, j)
 
 
-class Rollouts:
+class _Playouts:
+    """A batch of ``games`` rows for playouts with their kernel inputs (both searches')."""
+
+    def __init__(self, variant: str, num_players: int, games: int, cap: int,
+                 options: dict[str, Any]) -> None:
+        from uno_env.batch.vector import VectorEnv
+
+        v = VectorEnv(variant, num_players, games, observations=False, autoreset=False,
+                      **options)
+        v.reset(seed=0)
+        self._s, self._t, self.n, self.cap = v._s, v._t, num_players, int(cap)
+        self._act, self._face = policy_tables(v._game)
+        self._out = np.zeros((games, num_players))
+        self._rng = np.zeros(games, np.uint64)
+        self._starts = np.zeros(games, np.int64)
+        self.decisions = 0
+
+    def _play(self, games: int) -> None:
+        """Play rows ``0..games-1`` out from the rounds in ``_starts``."""
+        self.decisions += rollout_kernel(self._s, self._t, games, self._act, self._face,
+                                         self._rng, self.cap, self._starts, self._out)
+
+
+class Rollouts(_Playouts):
     """Leaf evaluation for a search agent on the batch engine: load up to ``leaves`` states
     (Python engine :class:`State`), play each out ``per_leaf`` times (its draw pile
     reshuffled below the top for every copy), and get each seat's mean share per state."""
 
     def __init__(self, variant: str, num_players: int, leaves: int = 32, per_leaf: int = 8,
                  cap: int = 300, **options: Any) -> None:
-        from uno_env.batch.vector import VectorEnv
-
         if isinstance(per_leaf, bool) or int(per_leaf) < 1:
             raise ValueError(f"rollouts per leaf must be a positive integer, got {per_leaf!r}")
-        self.leaves, self.per_leaf, self.cap = int(leaves), int(per_leaf), int(cap)
-        v = VectorEnv(variant, num_players, self.leaves * self.per_leaf, observations=False,
-                      autoreset=False, **options)
-        v.reset(seed=0)
-        self._s, self._t, self.n = v._s, v._t, num_players
-        self._act, self._face = policy_tables(v._game)
-        self._out = np.zeros((self.leaves * self.per_leaf, num_players))
-        self._rng = np.zeros(self.leaves * self.per_leaf, np.uint64)
-        self._starts = np.zeros(self.leaves * self.per_leaf, np.int64)
+        self.leaves, self.per_leaf = int(leaves), int(per_leaf)
+        super().__init__(variant, num_players, self.leaves * self.per_leaf, cap, options)
         self.count = 0
-        self.decisions = 0
         self._play(0)  # compile (or load) the kernels now, not inside a timed decision
         replicate(self._s, 0, 0, 0, self._rng)
 
@@ -286,10 +300,6 @@ class Rollouts:
             raise RuntimeError(f"{self.leaves} states are queued already; run() them first")
         from_state(self._s, self._t, state, self.count * self.per_leaf)
         self.count += 1
-
-    def _play(self, games: int) -> None:
-        self.decisions += rollout_kernel(self._s, self._t, games, self._act, self._face,
-                                         self._rng, self.cap, self._starts, self._out)
 
     def run(self, seed: int) -> np.ndarray:
         """Play out the queued states; ``[count, num_players]`` mean shares (a new array),
@@ -306,7 +316,7 @@ class Rollouts:
         return shares
 
 
-class Branches:
+class Branches(_Playouts):
     """Root evaluation by common random numbers (PIMC) on the batch engine: each sampled
     state is copied ``copies`` times per candidate action, the copies of one draw sharing
     their reshuffled pile and generators across the actions, and played out; the mean share
@@ -315,20 +325,10 @@ class Branches:
 
     def __init__(self, variant: str, num_players: int, rows: int = 1024, copies: int = 4,
                  cap: int = 300, **options: Any) -> None:
-        from uno_env.batch.vector import VectorEnv
-
         if isinstance(copies, bool) or int(copies) < 1:
             raise ValueError(f"rollouts per action must be a positive integer, got {copies!r}")
-        self.rows, self.copies, self.cap = int(rows), int(copies), int(cap)
-        v = VectorEnv(variant, num_players, self.rows + 1, observations=False,
-                      autoreset=False, **options)
-        v.reset(seed=0)
-        self._s, self._t = v._s, v._t
-        self._act, self._face = policy_tables(v._game)
-        self._out = np.zeros((self.rows + 1, num_players))
-        self._rng = np.zeros(self.rows + 1, np.uint64)
-        self._starts = np.zeros(self.rows + 1, np.int64)
-        self.decisions = 0
+        self.rows, self.copies = int(rows), int(copies)
+        super().__init__(variant, num_players, self.rows + 1, cap, options)  # + scratch row
         self.start([0], 0)
         self._flush()  # compile (or load) the kernels now, not inside a timed decision
         branch(self._s, self._t, self.rows, 0, self._actions, 0, self._rng, self._rng,
@@ -358,8 +358,7 @@ class Branches:
 
     def _flush(self) -> None:
         lo = self._lo
-        self.decisions += rollout_kernel(self._s, self._t, lo, self._act, self._face,
-                                         self._rng, self.cap, self._starts, self._out)
+        self._play(lo)
         res = self._out[:lo, self._seat].reshape(-1, len(self._actions))
         self._total += res.sum(axis=0)
         self.samples += res.shape[0]
