@@ -14,6 +14,8 @@ games. :func:`load` builds one from a short spec string:
                           ``time_per_move`` (seconds), ``prior`` (``rule``, ``ppo:classic``,
                           a path), ``rollouts`` (per leaf), ``leaf`` (``rollout`` /
                           ``value``), ``c``, ``infer`` (``false``: no inference from draws),
+                          ``draws`` (``forced``: read every draw as made with nothing
+                          playable, a model of the opponent), ``search`` (``tree`` / ``pimc``),
                           e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
 ========================  ===========================================================
 """
@@ -37,7 +39,7 @@ def _flag(v: str) -> bool:
 _flag.__name__ = "bool (true / false)"
 ISMCTS_KEYS: dict[str, Any] = {"simulations": int, "time_per_move": float, "prior": str,
                                "c": float, "rollouts": int, "infer": _flag, "leaf": str,
-                               "search": str}
+                               "search": str, "draws": str}
 
 
 def load(spec: str, variant: str = "classic", num_players: int = 2, seed: int | None = None,

@@ -10,7 +10,9 @@ finishes with a fast rollout (:func:`rollout_action`) to the end of the round. W
 probabilities steer the search and its value (when it reads only the observation) replaces
 the rollout; ``prior=rule`` is PUCT with the default policy's choice as the prior (0.6) and
 rollouts. Calling UNO and catching are taken without search. The move is the root action
-visited most.
+visited most. With two players the samples also keep what the opponent's draws and a
+challenge showed (:mod:`uno_env.inference`); ``draws=forced`` reads every draw as one made
+with nothing playable, even where the rules let a player draw at will.
 
 Decisions are reproducible and depend on the observation alone: the search's random stream is
 seeded by the agent seed and a hash of (observation, mask, own previous decision), never by
@@ -41,6 +43,9 @@ UCB_C = 0.7  # exploration constant for win rates in [0, 1]
 PUCT_C = 1.5
 ROLLOUTS = 8  # batch-engine playouts per leaf, each with the draw pile reshuffled
 LEAVES = 32  # leaves queued before the batch engine plays them out
+# how the opponent's draws are read: as forced only where the rules force them ("rules"), or
+# always ("forced": a model of opponents that draw only when they cannot play, as rule does)
+DRAWS = ("rules", "forced")
 
 
 class Node:
@@ -82,7 +87,7 @@ class ISMCTSAgent:
                  simulations: int | None = None, time_per_move: float | None = None,
                  prior: str | None = None, seed: int | None = None, c: float | None = None,
                  rollouts: int = ROLLOUTS, infer: bool = True, leaf: str | None = None,
-                 search: str = "tree", **options: Any) -> None:
+                 search: str = "tree", draws: str = "rules", **options: Any) -> None:
         if simulations is None and time_per_move is None:
             simulations = 200
         if simulations is not None and (isinstance(simulations, bool) or int(simulations) < 1):
@@ -127,7 +132,10 @@ class ISMCTSAgent:
                                       copies=self.rollouts, cap=ROLLOUT_STEPS, **options)
         elif not self.value_from_net:
             self._leaves()
-        self._draws = (DrawTracker(self.game, observation_layout(self.game))
+        if draws not in DRAWS:
+            raise ValueError(f"draws must be one of {', '.join(DRAWS)}, got {draws!r}")
+        self._draws = (DrawTracker(self.game, observation_layout(self.game),
+                                   assume_forced=draws == "forced")
                        if infer and tracks(self.game) else None)
 
     def _load_prior(self, prior: str, variant: str, num_players: int,

@@ -58,6 +58,36 @@ def test_every_inference_holds_for_the_real_hand(opponent: str) -> None:
     assert facts > 50 and sampled > 5  # the check is not vacuous
 
 
+def test_assumed_forced_draws_hold_against_rule_at_a_voluntary_table() -> None:
+    """``assume_forced`` is a model of the opponent: ``rule`` draws only when it cannot play,
+    so at a voluntary-draw table every fact read that way is true of its real hand."""
+    env = raw_env("classic", 2, voluntary_draw=True)
+    g = env.game
+    other = agents.load("rule", variant="classic", num_players=2, voluntary_draw=True)
+    facts = 0
+    for game in range(60):
+        env.reset(seed=game)
+        tracker = DrawTracker(g, observation_layout(g), assume_forced=True)
+        assert tracker.forced
+        rng = random.Random(game)
+        while not env.engine.is_over:
+            s = env.engine
+            obs = env.layout.build(s, s.current)
+            mask = np.zeros(g.num_actions, np.int8)
+            mask[s.legal] = 1
+            if s.current == 0:
+                tracker.observe(obs)
+                for av in tracker.avoid:
+                    assert _bad(s.counts[1], av) <= av.allowed
+                    facts += 1
+                a = rng.choice(s.legal)
+                tracker.acted(a)
+            else:
+                a = other.act(obs, mask)
+            env.step(a)
+    assert facts > 50
+
+
 def test_a_forced_draw_is_read() -> None:
     """Seat 1 draws facing a red 5 and keeps the card: it held nothing red, no 5, no wild."""
     g = Game("classic", 2)

@@ -107,6 +107,11 @@ def test_spec_strings() -> None:
         agents.load("ismcts:infer=maybe")
     with pytest.raises(ValueError, match="search must be 'tree'"):
         agents.load("ismcts:search=alphabeta")
+    d = agents.load("ismcts:simulations=5;draws=forced", variant="classic", num_players=2,
+                    voluntary_draw=True)
+    assert isinstance(d, ISMCTSAgent) and d._draws is not None and d._draws.forced
+    with pytest.raises(ValueError, match="draws must be one of rules, forced"):
+        agents.load("ismcts:draws=sometimes")
     with pytest.raises(ValueError, match="takes no prior"):
         agents.load("ismcts:search=pimc;prior=rule")
     with pytest.raises(ValueError, match="rollouts must be a positive integer"):

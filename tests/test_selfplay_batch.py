@@ -14,6 +14,7 @@ from test_selfplay import params as weights  # noqa: E402
 from test_selfplay import same, tiny  # noqa: E402
 
 import uno_env  # noqa: E402
+from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.training.config import SelfPlayConfig  # noqa: E402
 from uno_env.training.selfplay import SelfPlayTrainer  # noqa: E402
 from uno_env.training.selfplay.evaluation import evaluate_policy_batch  # noqa: E402
@@ -102,6 +103,25 @@ def test_resume_gives_the_weights_of_an_uninterrupted_run(tmp_path: Path) -> Non
     assert resumed.pool.versions == whole.pool.versions
     assert same(weights(tmp_path / "whole" / "checkpoint_last.pt"),
                 weights(tmp_path / "half" / "checkpoint_last.pt"))
+
+
+def test_init_starts_from_a_policy_files_weights(tmp_path: Path) -> None:
+    """``init`` fine-tunes: the run starts from the file's weights, with fresh counters and
+    optimiser; a file for another network is refused with what differs."""
+    first = SelfPlayTrainer(small(tmp_path / "first", total_steps=200))
+    first.run()
+    final = tmp_path / "first" / "final.pt"
+    tuned = SelfPlayTrainer(small(tmp_path / "tuned", init=str(final), total_steps=1))
+    tuned.load_init(final)
+    saved = load_policy(final)[1]["model"]
+    assert same(tuned.net.state_dict(), saved)
+    assert tuned.steps == 0 and tuned.updates == 0
+    fresh = SelfPlayTrainer(small(tmp_path / "fresh", total_steps=1))
+    assert not same(fresh.net.state_dict(), saved)
+    with pytest.raises(ValueError, match="hidden="):
+        SelfPlayTrainer(small(tmp_path / "x", init=str(final), hidden=[16])).run()
+    with pytest.raises(FileNotFoundError, match="init policy"):
+        SelfPlayTrainer(small(tmp_path / "y", init=str(tmp_path / "none.pt"))).run()
 
 
 def test_a_few_hundred_updates_beat_random(tmp_path: Path) -> None:

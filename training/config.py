@@ -185,6 +185,10 @@ class SelfPlayConfig(TrainerConfig):
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "rule"])
     output_dir: str = "runs/classic_selfplay"
     resume: str | None = None  # checkpoint path, or "auto": output_dir/checkpoint_last.pt
+    # A policy file (or training checkpoint) whose weights start a new run: fine-tuning a
+    # trained agent against another pool. Only the weights: optimiser, counters, pool and
+    # schedules start afresh. Ignored when the run resumes.
+    init: str | None = None
     export: str | None = None  # also write the final policy file here
     progress: bool = True
     tensorboard: bool = True

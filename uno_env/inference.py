@@ -6,7 +6,8 @@ jump-ins: there, the cards played between two decisions of the observer are the 
 which it knows, and the opponent's) and keeps two kinds of fact:
 
 - where drawing is forced (``voluntary_draw=False``: G-draw lets a player draw only when it
-  cannot play), an opponent that draws facing a top card held nothing playable on it: an
+  cannot play; or where the observer assumes the opponent draws only then), an opponent
+  that draws facing a top card held nothing playable on it: an
   :class:`Avoid`, the faces that were playable and how many cards the opponent has drawn
   since (those may be any card);
 - a hand shown to the observer by a challenge (G-wd-challenge), less the faces the opponent
@@ -46,9 +47,13 @@ def tracks(game: Game) -> bool:
 class DrawTracker:
     """One seat's inferences about its opponent's hand, updated at each of its decisions."""
 
-    def __init__(self, game: Game, layout: ObservationLayout) -> None:
+    def __init__(self, game: Game, layout: ObservationLayout, assume_forced: bool = False
+                 ) -> None:
+        """``assume_forced`` reads draws as forced at a ``voluntary_draw`` table too: a model
+        of opponents that draw only when they cannot play (true of ``rule``), not a rule."""
         self.game, self.layout = game, layout
-        self.forced = not game.voluntary_draw  # a draw shows a hand with nothing to play
+        # a draw shows a hand with nothing to play
+        self.forced = assume_forced or not game.voluntary_draw
         self.avoid: list[Avoid] = []
         self.must = np.zeros(game.num_faces, np.int64)  # faces the opponent surely holds
         self._prev: tuple[int, np.ndarray, np.ndarray] | None = None  # size, discard, shown

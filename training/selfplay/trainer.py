@@ -20,6 +20,7 @@ from uno_env import ObservationLayout
 from uno_env.agents.policy import (
     PolicyNet,
     config_key,
+    load_policy,
     observation_scale,
     policy_payload,
     save_policy,
@@ -148,16 +149,7 @@ class SelfPlayTrainer:
     def load_checkpoint(self, path: str | Path) -> None:
         ck = torch.load(Path(path), map_location="cpu", weights_only=True)
         pol = ck["policy"]
-        for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
-            if pol[k] != self.key[k]:
-                raise ValueError(f"checkpoint {str(path)!r} is for another game ({k}: "
-                                 f"{pol[k]!r} vs {self.key[k]!r})")
-        if list(pol["hidden"]) != list(self.cfg.hidden):
-            raise ValueError(f"checkpoint {str(path)!r} has hidden={pol['hidden']}, the "
-                             f"config asks for {self.cfg.hidden}")
-        if int(pol.get("critic_extra", 0)) != self.critic_extra:
-            raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
-                             f"critic={self.cfg.critic!r}")
+        self._check_policy(pol, path)
         self.net.load_state_dict(pol["model"])
         self.opt.load_state_dict(ck["optimizer"])
         self.pool.load(ck["pool"])
@@ -176,6 +168,27 @@ class SelfPlayTrainer:
             raise ValueError(f"checkpoint {str(path)!r} has {len(states)} rollout worker(s), "
                              f"the config asks for workers={self.cfg.workers}")
         self._worker_states = states
+
+    def _check_policy(self, pol: dict[str, Any], path: str | Path) -> None:
+        """Refuse weights made for another game, network shape or critic."""
+        for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
+            if pol[k] != self.key[k]:
+                raise ValueError(f"checkpoint {str(path)!r} is for another game ({k}: "
+                                 f"{pol[k]!r} vs {self.key[k]!r})")
+        if list(pol["hidden"]) != list(self.cfg.hidden):
+            raise ValueError(f"checkpoint {str(path)!r} has hidden={pol['hidden']}, the "
+                             f"config asks for {self.cfg.hidden}")
+        if int(pol.get("critic_extra", 0)) != self.critic_extra:
+            raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
+                             f"critic={self.cfg.critic!r}")
+
+    def load_init(self, path: str | Path) -> None:
+        """Start from a policy file's weights (``init``); everything else starts afresh."""
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"init policy {str(path)!r} does not exist")
+        _, pol = load_policy(path)
+        self._check_policy(pol, path)
+        self.net.load_state_dict(pol["model"])
 
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
@@ -320,6 +333,8 @@ class SelfPlayTrainer:
         resume = self._resume_path()
         if resume is not None:
             self.load_checkpoint(resume)
+        elif cfg.init:
+            self.load_init(cfg.init)
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "config.json").write_text(
             json.dumps(dataclasses.asdict(cfg), indent=1) + "\n")
