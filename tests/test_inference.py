@@ -5,6 +5,7 @@ they are forced."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +14,14 @@ from uno_env import agents, raw_env
 from uno_env.determinize import determinize, observation_layout
 from uno_env.inference import Avoid, DrawTracker, respect, tracks
 from uno_env.rules.game import Game
+
+
+def _view(env: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The engine state, and the observation and mask of the seat to act."""
+    s = env.engine
+    mask = np.zeros(env.game.num_actions, np.int8)
+    mask[s.legal] = 1
+    return s, env.layout.build(s, s.current), mask
 
 
 def _bad(counts: list[int] | bytearray, av: Avoid) -> int:
@@ -32,11 +41,8 @@ def test_every_inference_holds_for_the_real_hand(opponent: str) -> None:
         tracker = DrawTracker(g, observation_layout(g))
         rng = random.Random(game)
         while not env.engine.is_over:
-            s = env.engine
+            s, obs, mask = _view(env)
             p = s.current
-            obs = env.layout.build(s, p)
-            mask = np.zeros(g.num_actions, np.int8)
-            mask[s.legal] = 1
             if p == 0:
                 tracker.observe(obs)
                 for av in tracker.avoid:
@@ -71,10 +77,7 @@ def test_assumed_forced_draws_hold_against_rule_at_a_voluntary_table() -> None:
         assert tracker.forced
         rng = random.Random(game)
         while not env.engine.is_over:
-            s = env.engine
-            obs = env.layout.build(s, s.current)
-            mask = np.zeros(g.num_actions, np.int8)
-            mask[s.legal] = 1
+            s, obs, mask = _view(env)
             if s.current == 0:
                 tracker.observe(obs)
                 for av in tracker.avoid:
@@ -155,10 +158,7 @@ def test_a_challenge_shows_cards_the_opponent_still_holds() -> None:
         assert not tracker.forced  # voluntary draws: no Avoid facts, only what is shown
         rng = random.Random(game)
         while not env.engine.is_over:
-            s = env.engine
-            obs = env.layout.build(s, s.current)
-            mask = np.zeros(g.num_actions, np.int8)
-            mask[s.legal] = 1
+            s, obs, mask = _view(env)
             if s.current == 0:
                 tracker.observe(obs)
                 assert not tracker.avoid
