@@ -148,9 +148,7 @@ class SelfPlayTrainer:
 
     def load_checkpoint(self, path: str | Path) -> None:
         ck = torch.load(Path(path), map_location="cpu", weights_only=True)
-        pol = ck["policy"]
-        self._check_policy(pol, path)
-        self.net.load_state_dict(pol["model"])
+        self._load_weights(ck["policy"], path)
         self.opt.load_state_dict(ck["optimizer"])
         self.pool.load(ck["pool"])
         c = ck["counters"]
@@ -169,8 +167,9 @@ class SelfPlayTrainer:
                              f"the config asks for workers={self.cfg.workers}")
         self._worker_states = states
 
-    def _check_policy(self, pol: dict[str, Any], path: str | Path) -> None:
-        """Refuse weights made for another game, network shape or critic."""
+    def _load_weights(self, pol: dict[str, Any], path: str | Path) -> None:
+        """Load a policy dict's weights; refuse those made for another game, network shape
+        or critic."""
         for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
             if pol[k] != self.key[k]:
                 raise ValueError(f"checkpoint {str(path)!r} is for another game ({k}: "
@@ -181,14 +180,13 @@ class SelfPlayTrainer:
         if int(pol.get("critic_extra", 0)) != self.critic_extra:
             raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
                              f"critic={self.cfg.critic!r}")
+        self.net.load_state_dict(pol["model"])
 
     def load_init(self, path: str | Path) -> None:
         """Start from a policy file's weights (``init``); everything else starts afresh."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"init policy {str(path)!r} does not exist")
-        _, pol = load_policy(path)
-        self._check_policy(pol, path)
-        self.net.load_state_dict(pol["model"])
+        self._load_weights(load_policy(path)[1], path)
 
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
