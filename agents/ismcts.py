@@ -151,7 +151,7 @@ class ISMCTSAgent:
             raise ValueError(f"prior {prior!r} must be ppo:VARIANT or ppo:PATH")
         net, payload = load_policy(checkpoint_path(rest, num_players))
         want = config_key(variant, num_players, options)
-        for k in ("variant", "num_players", "obs_dim", "action_meanings"):
+        for k in ("variant", "num_players", "action_meanings"):  # pieces: input_index
             if payload.get(k) != want[k]:
                 raise ValueError(f"prior {prior!r} was trained for {payload.get('variant')} "
                                  f"with {payload.get('num_players')} players; its {k} differs "

@@ -8,6 +8,8 @@ to a large negative number, so softmax and argmax never pick them.
 A *policy file* (``agents/checkpoints/<variant>_<n>p.pt``, ``final.pt`` of a run) holds only
 what acting needs: the configuration it was trained for, the layer sizes and the weights, all
 as plain tensors and built-in types so that ``torch.load(weights_only=True)`` reads it.
+It names the observation pieces its network reads (``pieces``), so a file stays playable when
+pieces are added to the observation: the network picks its inputs out of the longer vector.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import torch
 from torch import nn
 
 from uno_env import Game, ObservationLayout
+from uno_env.observation import HISTORY_PIECES
 
 FORMAT = "uno-env-ppo"
 FORMAT_VERSION = 1
@@ -55,8 +58,19 @@ class PolicyNet(nn.Module):
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256),
                  obs_scale: np.ndarray | None = None, critic_extra: int = 0,
-                 extra_scale: float = 1.0) -> None:
+                 extra_scale: float = 1.0, obs_index: np.ndarray | None = None) -> None:
         super().__init__()
+        # the observation positions this network reads (None: the whole vector, in order);
+        # not saved with the weights: it follows from the file's `pieces` (input_index)
+        self.obs_index: torch.Tensor | None
+        if obs_index is None:
+            self.obs_index = None
+        else:
+            if len(obs_index) != obs_dim:
+                raise ValueError(f"obs_index has {len(obs_index)} positions, obs_dim is "
+                                 f"{obs_dim}")
+            self.register_buffer("obs_index", torch.as_tensor(obs_index, dtype=torch.long),
+                                 persistent=False)
         self.obs_dim = int(obs_dim)
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
@@ -98,6 +112,8 @@ class PolicyNet(nn.Module):
         """Masked logits ``(B, A)`` and values ``(B,)``; ``mask`` is bool or 0/1; ``extra``
         the privileged critic features (zeros when not given: the value is then not
         meaningful, the logits are unaffected)."""
+        if self.obs_index is not None:
+            obs = obs.index_select(-1, self.obs_index)
         x = obs * self.obs_scale
         h = self.trunk(x)
         logits = self.policy_head(h)
@@ -119,6 +135,7 @@ def config_key(variant: str, num_players: int, options: dict[str, Any]) -> dict[
         "num_players": num_players,
         "options": dict(game.options),
         "obs_dim": layout.size,
+        "pieces": [p.name for p in layout.pieces],
         "num_actions": game.num_actions,
         "action_meanings": list(game.actions.meanings),
     }
@@ -157,10 +174,65 @@ def net_from_payload(payload: dict[str, Any]) -> PolicyNet:
         raise ValueError(f"{FORMAT} format version {payload.get('format_version')!r} is not "
                          f"supported; this code reads version {FORMAT_VERSION}")
     net = PolicyNet(payload["obs_dim"], payload["num_actions"], payload["hidden"],
-                    critic_extra=int(payload.get("critic_extra", 0)))
+                    critic_extra=int(payload.get("critic_extra", 0)),
+                    obs_index=input_index(payload))
     net.load_state_dict(payload["model"])
     net.eval()
     return net
+
+
+def policy_pieces(payload: dict[str, Any]) -> list[str]:
+    """The observation pieces a policy file's network reads, in order (a file from before
+    ``pieces`` were recorded reads every piece but :data:`HISTORY_PIECES`)."""
+    if "pieces" in payload:
+        return [str(x) for x in payload["pieces"]]
+    layout = ObservationLayout(Game(payload["variant"], int(payload["num_players"])))
+    return [p.name for p in layout.pieces if p.name not in HISTORY_PIECES]
+
+
+def input_index(payload: dict[str, Any], layout: ObservationLayout | None = None
+                ) -> np.ndarray | None:
+    """Where a policy file's inputs sit in today's observation vector of its game (None:
+    the whole vector, in order). Piece sizes follow from the variant and the player count
+    only, so any table of that game has the same positions."""
+    if layout is None:
+        layout = ObservationLayout(Game(payload["variant"], int(payload["num_players"])))
+    names = policy_pieces(payload)
+    missing = [x for x in names if x not in layout.by_name]
+    if missing:
+        raise ValueError(f"the policy file reads observation pieces {missing} that "
+                         f"{payload['variant']} with {payload['num_players']} players does "
+                         f"not have (it has {[p.name for p in layout.pieces]})")
+    spans = [layout.by_name[x] for x in names]
+    index = np.concatenate([np.arange(p.start, p.stop) for p in spans])
+    if len(index) != int(payload["obs_dim"]):
+        raise ValueError(f"the policy file's network reads {payload['obs_dim']} inputs, but "
+                         f"its pieces {names} make {len(index)}")
+    if len(index) == layout.size and np.array_equal(index, np.arange(layout.size)):
+        return None
+    return index
+
+
+def widen_inputs(model: dict[str, torch.Tensor], index: np.ndarray, net: PolicyNet
+                 ) -> dict[str, torch.Tensor]:
+    """The weights of a network that read the observation positions ``index``, for ``net``,
+    which reads the whole vector: zero weights from the positions it did not read, so the
+    widened network computes the same function until training changes them."""
+    out = dict(model)
+    idx = torch.as_tensor(index, dtype=torch.long)
+    k = len(index)
+    mine = net.state_dict()
+    for name in ("trunk.0.weight", "value_trunk.0.weight"):
+        if name not in model:
+            continue
+        old, new = model[name], torch.zeros_like(mine[name])
+        new[:, idx] = old[:, :k]
+        new[:, net.obs_dim:] = old[:, k:]  # a privileged critic's extra features
+        out[name] = new
+    scale = mine["obs_scale"].clone()
+    scale[idx] = model["obs_scale"]
+    out["obs_scale"] = scale
+    return out
 
 
 def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:

@@ -90,7 +90,8 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
     net, payload = load_policy(path)
     want = config_key(variant, num_players, options)
     trained = trained_rules(payload)
-    for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
+    # (the observation pieces were matched by load_policy: input_index)
+    for k in ("variant", "num_players", "num_actions", "action_meanings"):
         if payload.get(k) != want[k]:
             shown = (f"{payload.get(k)!r} vs {want[k]!r}" if k != "action_meanings"
                      else "the action tables differ")

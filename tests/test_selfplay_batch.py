@@ -15,6 +15,7 @@ from test_selfplay import same, tiny  # noqa: E402
 
 import uno_env  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
+from uno_env.observation import HISTORY_PIECES  # noqa: E402
 from uno_env.training.config import SelfPlayConfig  # noqa: E402
 from uno_env.training.selfplay import SelfPlayTrainer  # noqa: E402
 from uno_env.training.selfplay.evaluation import evaluate_policy_batch  # noqa: E402
@@ -122,6 +123,32 @@ def test_init_starts_from_a_policy_files_weights(tmp_path: Path) -> None:
         SelfPlayTrainer(small(tmp_path / "x", init=str(final), hidden=[16])).run()
     with pytest.raises(FileNotFoundError, match="init policy"):
         SelfPlayTrainer(small(tmp_path / "y", init=str(tmp_path / "none.pt"))).run()
+
+
+def test_init_widens_a_policy_file_from_before_the_history_pieces(tmp_path: Path) -> None:
+    """A file without ``pieces`` (the first shipped ones) starts a run with zero weights from
+    the history pieces: the same policy as the file's; resume refuses such a file."""
+    first = SelfPlayTrainer(small(tmp_path / "first", total_steps=200))
+    first.run()
+    pol = dict(load_policy(tmp_path / "first" / "final.pt")[1])
+    lay = first.layout
+    keep = np.concatenate([np.arange(p.start, p.stop) for p in lay.pieces
+                           if p.name not in HISTORY_PIECES])
+    model = dict(pol["model"])
+    model["trunk.0.weight"] = model["trunk.0.weight"][:, keep]
+    model["obs_scale"] = model["obs_scale"][keep]
+    pol.update(model=model, obs_dim=len(keep))
+    del pol["pieces"]
+    old = tmp_path / "old.pt"
+    torch.save(pol, old)
+    tuned = SelfPlayTrainer(small(tmp_path / "tuned", init=str(old), total_steps=1))
+    tuned.load_init(old)
+    legacy, _ = load_policy(old)
+    x = torch.rand(8, lay.size) * 3
+    mask = torch.ones(8, tuned.num_actions, dtype=torch.bool)
+    torch.testing.assert_close(tuned.net(x, mask)[0], legacy(x, mask)[0], rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="reads the observation pieces"):
+        tuned._load_weights(pol, old)
 
 
 def test_a_few_hundred_updates_beat_random(tmp_path: Path) -> None:

@@ -137,6 +137,12 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
     if o["revealed_from"].any():
         k = int(np.argmax(o["revealed_from"])) + 1
         revealed[seat] = [rel[k], [int(x) for x in np.rint(o["revealed"])]]
+    # public history: the observer's own (shown to the others only) starts empty
+    declined, drawn = [0] * n, [0] * n
+    for k in range(1, n):
+        bits = o["opp_declined"][(k - 1) * 4:k * 4] > 0.5
+        declined[rel[k]] = sum(1 << c for c in range(4) if bits[c])
+        drawn[rel[k]] = int(round(float(o["opp_drawn"][k - 1])))
     power = [True] * n
     if lay.power:
         power[seat] = bool(o["own_power"][0] > 0.5)
@@ -151,7 +157,8 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
         "direction": d, "current": seat, "phase": PHASES[phase], "scores": scores,
         "side": side, "pending_draw": int(round(float(o["pending_draw"][0]))),
         "drawn_card": names[hands[seat][-1]] if drawn_face >= 0 else None,
-        "uno_called": uno, "passes": 0, "revealed": revealed, "power_green": power,
+        "uno_called": uno, "declined": declined, "drawn_since": drawn, "passes": 0,
+        "revealed": revealed, "power_green": power,
         "known_hidden": [[bool(known[c]) for c in h] for h in hands],
         "round_results": [], "rng": rng.getrandbits(64),
         "target": -1, "bounce": False, "flex_play": False, "until_color": False,

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from uno_env.rules.game import Game
     from uno_env.rules.state import State
 
+HISTORY_PIECES = ("opp_declined", "opp_drawn")
+"""Pieces added after the first policy files were trained: a file that does not list its
+pieces reads every piece but these (``uno_env.agents.policy.policy_pieces``)."""
+
 _F32 = np.dtype(np.float32)  # a dtype object: numpy parses `np.float32` anew on every call
 
 
@@ -40,9 +44,10 @@ class Piece:
 class ObservationLayout:
     """Where each named piece lives in the observation vector of one configuration."""
 
-    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
-                 "_hand_size", "_nf", "_opp_hidden", "_opp_power", "_opp_uno", "_own_hidden",
-                 "_own_power", "_own_uno", "_pending", "_phase", "_pile", "_pile_hidden",
+    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_declined",
+                 "_discard", "_drawn", "_hand_size", "_nf", "_opp_hidden", "_opp_power",
+                 "_opp_uno", "_own_hidden", "_own_power", "_own_uno", "_pending", "_phase",
+                 "_pile", "_pile_hidden",
                  "_revealed", "_revealed_from", "_score", "_seats", "_tail", "_top",
                  "by_name", "face_names", "game", "high", "pieces", "power", "sides", "size")
     # (slots: `build` reads ~20 of these per step; more than 30 in a dict is slower)
@@ -83,6 +88,12 @@ class ObservationLayout:
         add("own_score", 1, score_high, "observer's match score (at most the target score - 1 "
             "+ the deck's points)")
         add("opp_score", others, score_high, "each other player's match score")
+        # G-hidden: public history, what every player at the table saw happen
+        add("opp_declined", others * NUM_COLORS, 1, "for each other player (+1, +2, ...), "
+            "1 per colour on which they drew and kept the card (not playing it), until they "
+            "next play a card of that colour (cleared by a flip and a new deal)")
+        add("opp_drawn", others, cards, "cards each other player has taken since they last "
+            "played a card (this round)")
         self.sides = game.num_sides > 1
         if self.sides:  # F-visibility
             add("dark_side", 1, 1, "Flip: 1 when the dark side is active")
@@ -111,6 +122,7 @@ class ObservationLayout:
         self._catch = at["catch_target"] - 1  # relative seat k >= 1 sits at k - 1
         self._revealed, self._revealed_from = at["revealed"], at["revealed_from"] - 1
         self._score = at["own_score"]
+        self._declined, self._drawn = at["opp_declined"], at["opp_drawn"]
         self._dark = at.get("dark_side", 0)
         self._opp_hidden = at.get("opp_hidden", 0)
         self._pile_hidden = at.get("pile_hidden", 0)
@@ -179,14 +191,24 @@ class ObservationLayout:
         uno = state.uno_called
         if uno[seat]:
             b[self._own_uno] = 1
-        hs, uo = self._hand_size, self._opp_uno
-        hand_len = state.hand_len
+        hs, uo, dc, dr = self._hand_size, self._opp_uno, self._declined, self._drawn
+        hand_len, declined, drawn = state.hand_len, state.declined, state.drawn_since
         for q in self._seats[seat]:
             b[hs] = hand_len[q]
             if uno[q]:
                 b[uo] = 1
+            bits = declined[q]
+            if bits:
+                for c in range(NUM_COLORS):
+                    if bits >> c & 1:
+                        b[dc + c] = 1
+            k = drawn[q]
+            if k:
+                b[dr] = k if k < 255 else 255
             hs += 1
             uo += 1
+            dc += NUM_COLORS
+            dr += 1
         shown = state.revealed[seat]
         if shown is not None:
             o = self._revealed

@@ -20,10 +20,13 @@ from uno_env import ObservationLayout
 from uno_env.agents.policy import (
     PolicyNet,
     config_key,
+    input_index,
     load_policy,
     observation_scale,
     policy_payload,
+    policy_pieces,
     save_policy,
+    widen_inputs,
 )
 from uno_env.seeding import streams
 from uno_env.training.config import SelfPlayConfig
@@ -167,10 +170,12 @@ class SelfPlayTrainer:
                              f"the config asks for workers={self.cfg.workers}")
         self._worker_states = states
 
-    def _load_weights(self, pol: dict[str, Any], path: str | Path) -> None:
+    def _load_weights(self, pol: dict[str, Any], path: str | Path, widen: bool = False
+                      ) -> None:
         """Load a policy dict's weights; refuse those made for another game, network shape
-        or critic."""
-        for k in ("variant", "num_players", "obs_dim", "num_actions", "action_meanings"):
+        or critic. ``widen``: a network that read fewer observation pieces starts with zero
+        weights from the others (``widen_inputs``)."""
+        for k in ("variant", "num_players", "num_actions", "action_meanings"):
             if pol[k] != self.key[k]:
                 raise ValueError(f"checkpoint {str(path)!r} is for another game ({k}: "
                                  f"{pol[k]!r} vs {self.key[k]!r})")
@@ -180,13 +185,22 @@ class SelfPlayTrainer:
         if int(pol.get("critic_extra", 0)) != self.critic_extra:
             raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
                              f"critic={self.cfg.critic!r}")
-        self.net.load_state_dict(pol["model"])
+        model = pol["model"]
+        pieces = policy_pieces(pol)
+        if pieces != self.key["pieces"]:
+            if not widen:
+                raise ValueError(f"checkpoint {str(path)!r} reads the observation pieces "
+                                 f"{pieces}; this run's network reads {self.key['pieces']}")
+            index = input_index(pol, self.layout)
+            assert index is not None  # fewer pieces than the whole observation
+            model = widen_inputs(model, index, self.net)
+        self.net.load_state_dict(model)
 
     def load_init(self, path: str | Path) -> None:
         """Start from a policy file's weights (``init``); everything else starts afresh."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"init policy {str(path)!r} does not exist")
-        self._load_weights(load_policy(path)[1], path)
+        self._load_weights(load_policy(path)[1], path, widen=True)
 
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float

@@ -103,6 +103,8 @@ def borrow_batch(s: Batch) -> Batch:
         borrow(s.revealed),
         borrow(s.revealed_from),
         borrow(s.scores),
+        borrow(s.declined),
+        borrow(s.drawn_since),
         borrow(s.rr_winner),
         borrow(s.rr_blocked),
         borrow(s.rr_points),

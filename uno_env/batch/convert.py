@@ -62,6 +62,8 @@ def to_state(s: Batch, t: Tables, game: Game, i: int) -> State:
         st.book.add_one(int(s.loc[i, c]), int(c), faces[c])
     st.uno_called = [bool(x) for x in s.uno_called[i]]
     st.power = [bool(x) for x in s.power[i]]
+    st.declined = [int(x) for x in s.declined[i]]
+    st.drawn_since = [int(x) for x in s.drawn_since[i]]
     st.revealed = [None if s.revealed_from[i, q] < 0 else
                    (int(s.revealed_from[i, q]), s.revealed[i, q].tobytes()) for q in range(n)]
     st.legal = [int(a) for a in np.nonzero(s.legal[i])[0]]
@@ -108,6 +110,8 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
     s.hand_len[i] = st.hand_len
     s.uno_called[i] = st.uno_called
     s.power[i] = st.power
+    s.declined[i] = st.declined
+    s.drawn_since[i] = st.drawn_since
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)

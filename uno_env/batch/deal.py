@@ -80,6 +80,8 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     s.counts[i, :, :] = 0
     s.hand_len[i, :] = 0
     s.uno_called[i, :] = 0
+    s.declined[i, :] = 0
+    s.drawn_since[i, :] = 0
     s.revealed[i, :, :] = 0
     s.revealed_from[i, :] = -1
     s.power[i, :] = 1  # X-power: every Power Card green at the deal

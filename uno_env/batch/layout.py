@@ -39,6 +39,8 @@ class Batch(NamedTuple):
     revealed: np.ndarray  # [B, N, F] the hand shown to each seat by a challenge
     revealed_from: np.ndarray  # [B, N] whose hand that is, -1 none
     scores: np.ndarray  # [B, N]
+    declined: np.ndarray  # [B, N] bit c: kept a drawn card on colour c (State.declined)
+    drawn_since: np.ndarray  # [B, N] cards taken since that seat last played
     rr_winner: np.ndarray  # [B, R] round results (the last R rounds of a match)
     rr_blocked: np.ndarray  # [B, R]
     rr_points: np.ndarray  # [B, R, N]
@@ -59,6 +61,7 @@ def allocate(t: Tables, b: int) -> Batch:
         hand_len=np.zeros((b, n), np.int16), uno_called=np.zeros((b, n), np.uint8),
         power=np.ones((b, n), np.uint8), revealed=np.zeros((b, n, nf), np.uint8),
         revealed_from=np.full((b, n), -1, np.int8), scores=np.zeros((b, n), np.int64),
+        declined=np.zeros((b, n), np.uint8), drawn_since=np.zeros((b, n), np.int16),
         rr_winner=np.zeros((b, r), np.int16), rr_blocked=np.zeros((b, r), np.uint8),
         rr_points=np.zeros((b, r, n), np.int32), rr_values=np.zeros((b, r, n), np.int32),
         rew=np.zeros((b, n), np.float64), cum=np.zeros((b, n), np.float64),

@@ -14,7 +14,8 @@ from uno_env.batch.tables import OBS_PIECES, Tables
 from uno_env.rules.codes import P_OVER
 
 (O_HAND, O_TOP, O_COLOR, O_CCW, O_PHASE, O_PENDING, O_PILE, O_DISCARD, O_OWN_UNO, O_HAND_SIZE,
- O_OPP_UNO, O_CATCH, O_REVEALED, O_REVEALED_FROM, O_OWN_SCORE, O_OPP_SCORE, O_DARK,
+ O_OPP_UNO, O_CATCH, O_REVEALED, O_REVEALED_FROM, O_OWN_SCORE, O_OPP_SCORE, O_DECLINED,
+ O_DRAWN, O_DARK,
  O_OPP_HIDDEN, O_PILE_HIDDEN, O_OWN_HIDDEN, O_OWN_POWER, O_OPP_POWER) = range(len(OBS_PIECES))
 
 
@@ -49,6 +50,11 @@ def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
         out[ft[T.FT_OBS_AT, O_HAND_SIZE] + k - 1] = s.hand_len[i, q]
         if s.uno_called[i, q]:
             out[ft[T.FT_OBS_AT, O_OPP_UNO] + k - 1] = 1.0
+        bits = s.declined[i, q]
+        for c in range(4):  # NUM_COLORS
+            if bits >> c & 1:
+                out[ft[T.FT_OBS_AT, O_DECLINED] + (k - 1) * 4 + c] = 1.0
+        out[ft[T.FT_OBS_AT, O_DRAWN] + k - 1] = min(s.drawn_since[i, q], 255)
     src = s.revealed_from[i, seat]
     if src >= 0:
         for f in range(nf):

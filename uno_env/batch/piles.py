@@ -55,6 +55,7 @@ def draw(s: Batch, t: Tables, i: int, seat: int, n: int) -> int:
     if got:
         s.hand_len[i, seat] += got
         s.uno_called[i, seat] = 0  # G-uno: the call stands until the hand grows
+        s.drawn_since[i, seat] += got
         S[i, LAST_DRAWN] = c
     return got
 
@@ -81,6 +82,7 @@ def flip(s: Batch, t: Tables, i: int) -> None:
     S = s.S
     side = S[i, SIDE] ^ 1
     S[i, SIDE] = side
+    s.declined[i, :] = 0  # the other side's colours: nothing known of them
     faces = t.side_faces[side]
     _reverse(s.pile[i], S[i, PILE_LEN])
     dl = S[i, DISC_LEN]

@@ -3,6 +3,7 @@ C-jump-in, E-reverse-back), mirroring ``State._apply``, ``_play``, ``_run`` and 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from uno_env.batch import layout as L
@@ -101,6 +102,10 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
         _discard(s, t, i, p, _oldest(s, t, i, p, f), f)
         left -= 1
     s.hand_len[i, p] = left
+    s.drawn_since[i, p] = 0
+    color = t.ft[T.FT_FACE_COLOR, f]
+    if color != WILD:  # p held a card of that colour: what its decline said is stale
+        s.declined[i, p] &= ~np.uint8(1 << color)
     S[i, L.PASSES] = 0
     S[i, L.PLAY_SEAT] = p
     S[i, L.GOING_OUT] = left == 0
@@ -196,6 +201,7 @@ def apply(s: Batch, t: Tables, i: int, a: int) -> None:
                 start_turn(s, i, (p + S[i, L.DIR]) % n)
     elif kind == PASS:
         if ph == P_DRAWN:  # G-draw-then-play: keep the drawn card
+            s.declined[i, p] |= np.uint8(1 << S[i, L.COLOR])
             start_turn(s, i, (p + S[i, L.DIR]) % n)
         elif ph == P_CATCH:
             if not ask_catch(s, t, i, (p + S[i, L.DIR]) % n):

@@ -200,6 +200,8 @@ def _copy_row(s: Batch, src: int, j: int) -> None:
     s.revealed[j] = s.revealed[src]
     s.revealed_from[j] = s.revealed_from[src]
     s.scores[j] = s.scores[src]
+    s.declined[j] = s.declined[src]
+    s.drawn_since[j] = s.drawn_since[src]
     s.rr_winner[j] = s.rr_winner[src]
     s.rr_blocked[j] = s.rr_blocked[src]
     s.rr_points[j] = s.rr_points[src]

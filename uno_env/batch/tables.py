@@ -18,8 +18,8 @@ from uno_env.variants.flex import Flex
 # Observation offsets, in this order, in Tables.obs_at (-1: the piece is absent).
 OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pending_draw",
               "draw_pile", "discard", "own_uno", "opp_hand_size", "opp_uno", "catch_target",
-              "revealed", "revealed_from", "own_score", "opp_score", "dark_side", "opp_hidden",
-              "pile_hidden", "own_hidden", "own_power", "opp_power")
+              "revealed", "revealed_from", "own_score", "opp_score", "opp_declined", "opp_drawn",
+              "dark_side", "opp_hidden", "pile_hidden", "own_hidden", "own_power", "opp_power")
 
 
 # The rows of Tables.ft: the 1-D tables in one int16 array, so that a kernel call passes one

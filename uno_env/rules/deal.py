@@ -36,6 +36,8 @@ class Piles(StateFields):
         self.discard_counts = bytearray(g.num_faces)
         self._use_hands(Hands(n, g.num_faces))
         self.uno_called = [False] * n
+        self.declined = [0] * n
+        self.drawn_since = [0] * n
         self.revealed = [None] * n
         self.power = [True] * n  # X-power: every Power Card green at the deal
         # F-visibility: known[card] = its holder has seen its hidden face; acq = when taken
@@ -125,6 +127,7 @@ class Piles(StateFields):
             self.acq[c] = self.tick
             self.uno_called[seat] = False  # G-uno: the call stands until the hand grows
             self.last_drawn = c
+            self.drawn_since[seat] += 1
             return 1
         if 0 < n <= len(pile):
             got = pile[:-n - 1:-1]  # the top n, in the order they are taken
@@ -146,12 +149,14 @@ class Piles(StateFields):
         self.tick = tick
         self.uno_called[seat] = False  # G-uno: the call stands until the hand grows
         self.last_drawn = got[-1]
+        self.drawn_since[seat] += len(got)
         return len(got)
 
     def _flip(self) -> None:
         """F-flip: turn over every hand and both piles (a turned pile is reversed)."""
         g = self.game
         self.side ^= 1
+        self.declined = [0] * self.n  # the other side's colours: nothing known of them
         faces_of = self.faces_of = g.side_faces[self.side]
         self.draw_pile.reverse()
         self.discard.reverse()

@@ -72,6 +72,10 @@ class Resolution(LegalDecisions):
             self.discard.append(self._take(p, f, -1))
             self.discard_counts[f] += 1
         left = self.hand_len[p]
+        self.drawn_since[p] = 0
+        color = g.face_color[f]
+        if color != WILD:  # p held a card of that colour: what its decline said is stale
+            self.declined[p] &= ~(1 << color)
         self.passes = 0
         self.play_seat = p
         self.going_out = left == 0

@@ -51,6 +51,9 @@ class StateFields:
     drawn_card: int
     last_drawn: int
     passes: int  # G-blocked: turns in a row without a play or a draw
+    # --- public history of each seat (observation pieces opp_declined, opp_drawn) ----------
+    declined: list[int]  # bit c: kept a drawn card on colour c, no card of c played since
+    drawn_since: list[int]  # cards taken since that seat last played a card
     # --- the play being resolved (G-uno order: choices, catch, effect, window) ------------
     stage: int
     next_seat: int

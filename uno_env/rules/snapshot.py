@@ -30,7 +30,8 @@ SCALARS: tuple[tuple[str, str, type], ...] = (
 
 LISTS: tuple[tuple[str, str, type], ...] = (
     ("scores", "scores", int), ("uno_called", "uno_called", bool),
-    ("power_green", "power", bool),
+    ("power_green", "power", bool), ("declined", "declined", int),
+    ("drawn_since", "drawn_since", int),
 )
 """(snapshot key, attribute, item type) of every per-seat list."""
 
@@ -40,7 +41,7 @@ _CLONE_SAME = ("game", "n", "side", "faces_of", "dealer", "direction", "current"
                "play_seat", "going_out", "pending", "honest", "challenge_seat", "chal_ok",
                "skip_victim", "until_color", "flex_play", "bounce", "target", "tick")
 _CLONE_LIST = ("legal", "draw_pile", "discard", "uno_called", "revealed", "power", "acq",
-               "scores")
+               "scores", "declined", "drawn_since")
 _get_same, _get_list = attrgetter(*_CLONE_SAME), attrgetter(*_CLONE_LIST)
 
 
@@ -96,7 +97,8 @@ class Snapshots(Resolution):
         for key, attr, kind in SCALARS:
             setattr(self, attr, kind(data[key]))
         for key, attr, kind in LISTS:
-            setattr(self, attr, [kind(x) for x in data[key]])
+            # a snapshot from before the history fields: no history
+            setattr(self, attr, [kind(x) for x in data.get(key, (0,) * self.n)])
         self.faces_of = game.side_faces[self.side]
         self._use_hands(Hands(self.n, game.num_faces))
         for s, h in enumerate(hands):

@@ -127,6 +127,7 @@ class State(Snapshots):
                 self._no_play(p)
         elif t == PASS:
             if ph == P_DRAWN:  # G-draw-then-play: keep the drawn card
+                self.declined[p] |= 1 << self.active_color
                 self._start_turn((p + self.direction) % self.n)
             elif ph == P_CATCH:
                 if not self._ask_catch((p + self.direction) % self.n):
