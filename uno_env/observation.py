@@ -26,6 +26,8 @@ HISTORY_PIECES = ("opp_declined", "opp_drawn")
 pieces reads every piece but these (``uno_env.agents.policy.policy_pieces``)."""
 
 _F32 = np.dtype(np.float32)  # a dtype object: numpy parses `np.float32` anew on every call
+# opp_declined: the bytes of each 4-bit colour mask (one slice store instead of a bit loop)
+_BITS = [bytes(m >> c & 1 for c in range(NUM_COLORS)) for m in range(1 << NUM_COLORS)]
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,8 @@ class Piece:
 class ObservationLayout:
     """Where each named piece lives in the observation vector of one configuration."""
 
-    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_declined",
-                 "_discard", "_drawn", "_hand_size", "_nf", "_opp_hidden", "_opp_power",
+    __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
+                 "_hand_size", "_nf", "_opp_at", "_opp_hidden", "_opp_power",
                  "_opp_uno", "_own_hidden", "_own_power", "_own_uno", "_pending", "_phase",
                  "_pile", "_pile_hidden",
                  "_revealed", "_revealed_from", "_score", "_seats", "_tail", "_top",
@@ -122,7 +124,6 @@ class ObservationLayout:
         self._catch = at["catch_target"] - 1  # relative seat k >= 1 sits at k - 1
         self._revealed, self._revealed_from = at["revealed"], at["revealed_from"] - 1
         self._score = at["own_score"]
-        self._declined, self._drawn = at["opp_declined"], at["opp_drawn"]
         self._dark = at.get("dark_side", 0)
         self._opp_hidden = at.get("opp_hidden", 0)
         self._pile_hidden = at.get("pile_hidden", 0)
@@ -131,6 +132,11 @@ class ObservationLayout:
         self._opp_power = at.get("opp_power", 0)
         self._all_seats = [[(s + k) % n for k in range(n)] for s in range(n)]
         self._seats = [seats[1:] for seats in self._all_seats]
+        # per observer, each other seat with its positions in the per-player pieces
+        hs, uo, dc, dr = (at[k] for k in ("opp_hand_size", "opp_uno", "opp_declined",
+                                          "opp_drawn"))
+        self._opp_at = [[(q, hs + k, uo + k, dc + k * NUM_COLORS, dr + k)
+                         for k, q in enumerate(seats)] for seats in self._seats]
 
     def _add(self, name: str, size: int, high: float, doc: str) -> None:
         self.pieces.append(Piece(name, self._at, size, high, doc))
@@ -191,24 +197,15 @@ class ObservationLayout:
         uno = state.uno_called
         if uno[seat]:
             b[self._own_uno] = 1
-        hs, uo, dc, dr = self._hand_size, self._opp_uno, self._declined, self._drawn
         hand_len, declined, drawn = state.hand_len, state.declined, state.drawn_since
-        for q in self._seats[seat]:
+        for q, hs, uo, dc, dr in self._opp_at[seat]:
             b[hs] = hand_len[q]
             if uno[q]:
                 b[uo] = 1
-            bits = declined[q]
-            if bits:
-                for c in range(NUM_COLORS):
-                    if bits >> c & 1:
-                        b[dc + c] = 1
-            k = drawn[q]
-            if k:
-                b[dr] = k if k < 255 else 255
-            hs += 1
-            uo += 1
-            dc += NUM_COLORS
-            dr += 1
+            if declined[q]:
+                b[dc:dc + NUM_COLORS] = _BITS[declined[q]]
+            # drawn_since <= the hand's size <= the deck's (< 255): it fits the byte
+            b[dr] = drawn[q]
         shown = state.revealed[seat]
         if shown is not None:
             o = self._revealed

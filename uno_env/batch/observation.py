@@ -51,10 +51,12 @@ def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
         if s.uno_called[i, q]:
             out[ft[T.FT_OBS_AT, O_OPP_UNO] + k - 1] = 1.0
         bits = s.declined[i, q]
-        for c in range(4):  # NUM_COLORS
-            if bits >> c & 1:
-                out[ft[T.FT_OBS_AT, O_DECLINED] + (k - 1) * 4 + c] = 1.0
-        out[ft[T.FT_OBS_AT, O_DRAWN] + k - 1] = min(s.drawn_since[i, q], 255)
+        if bits:
+            for c in range(4):  # NUM_COLORS
+                if bits >> c & 1:
+                    out[ft[T.FT_OBS_AT, O_DECLINED] + (k - 1) * 4 + c] = 1.0
+        # drawn_since <= the hand's size <= the deck's (< 255), as in ObservationLayout.build
+        out[ft[T.FT_OBS_AT, O_DRAWN] + k - 1] = s.drawn_since[i, q]
     src = s.revealed_from[i, seat]
     if src >= 0:
         for f in range(nf):

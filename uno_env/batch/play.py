@@ -103,9 +103,10 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
         left -= 1
     s.hand_len[i, p] = left
     s.drawn_since[i, p] = 0
-    color = t.ft[T.FT_FACE_COLOR, f]
-    if color != WILD:  # p held a card of that colour: what its decline said is stale
-        s.declined[i, p] &= ~np.uint8(1 << color)
+    if s.declined[i, p]:  # p held a card of that colour: what its decline said is stale
+        color = t.ft[T.FT_FACE_COLOR, f]
+        if color != WILD:
+            s.declined[i, p] &= ~np.uint8(1 << color)
     S[i, L.PASSES] = 0
     S[i, L.PLAY_SEAT] = p
     S[i, L.GOING_OUT] = left == 0

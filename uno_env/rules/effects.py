@@ -30,6 +30,8 @@ from uno_env.rules.codes import (
 from uno_env.rules.legal import LegalDecisions, phase_table
 from uno_env.variants.base import EffectFn, Variant
 
+# declined bits a play of each colour leaves (a wild: all; State.declined)
+_KEEP_BITS = [~(1 << c) for c in range(WILD)] + [-1]
 
 class Resolution(LegalDecisions):
     """Play a card and resolve it up to the next decision."""
@@ -73,9 +75,8 @@ class Resolution(LegalDecisions):
             self.discard_counts[f] += 1
         left = self.hand_len[p]
         self.drawn_since[p] = 0
-        color = g.face_color[f]
-        if color != WILD:  # p held a card of that colour: what its decline said is stale
-            self.declined[p] &= ~(1 << color)
+        if self.declined[p]:  # p held a card of that colour: what its decline said is stale
+            self.declined[p] &= _KEEP_BITS[g.face_color[f]]
         self.passes = 0
         self.play_seat = p
         self.going_out = left == 0
