@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from uno_env import Game, ObservationLayout
+from uno_env.observation import HISTORY_PIECES
 
 
 class SB3Agent:
@@ -41,14 +42,18 @@ class SB3Agent:
         self._torch = torch
         game = Game(variant, num_players, **options)
 
-        obs_size = ObservationLayout(game).size
+        layout = ObservationLayout(game)
+        obs_size = layout.size
         got_obs = int(np.prod(self.model.observation_space.shape or ()))
         got_act = int(getattr(self.model.action_space, "n", -1))
         if (got_obs, got_act) != (obs_size, game.num_actions):
+            old = obs_size - sum(layout.by_name[x].size for x in HISTORY_PIECES)
             raise ValueError(
                 f"sb3 model {str(p)!r} has observations of {got_obs} and {got_act} actions; "
                 f"{variant} with {num_players} players and options {options or {}} has "
-                f"{obs_size} and {game.num_actions}: it was trained on another configuration")
+                f"{obs_size} and {game.num_actions}: it was trained on another configuration, "
+                f"or before the observation's pieces {list(HISTORY_PIECES)} were added (this "
+                f"configuration's observation had {old} floats then; retrain it)")
 
     def seed(self, seed: int | None) -> None:
         """Deterministic: nothing to seed."""

@@ -93,3 +93,24 @@ def test_train_config_errors_and_cli_dispatch(tmp_path: Path,
     assert main(["train", str(tmp_path / "missing.yaml")]) == 2
     with pytest.raises(ValueError, match="KEY=VALUE"):
         load_config(cfg, ["seed"])
+
+
+def test_a_model_from_before_the_history_pieces_is_refused_with_the_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.observation import HISTORY_PIECES
+
+    game = uno_env.Game("classic", 2)
+    layout = uno_env.ObservationLayout(game)
+    old = layout.size - sum(layout.by_name[x].size for x in HISTORY_PIECES)
+    stub = types.SimpleNamespace(
+        observation_space=gymnasium.spaces.Box(0.0, 1.0, (old,)),
+        action_space=gymnasium.spaces.Discrete(game.num_actions),
+        policy=types.SimpleNamespace(set_training_mode=lambda mode: None))
+    monkeypatch.setattr(MaskablePPO, "load", classmethod(lambda cls, *a, **k: stub))
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=f"before the observation's pieces .* had {old} floats"):
+        agents.load(f"sb3:{path}")
