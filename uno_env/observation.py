@@ -47,9 +47,8 @@ class ObservationLayout:
     """Where each named piece lives in the observation vector of one configuration."""
 
     __slots__ = ("_all_seats", "_at", "_catch", "_ccw", "_color", "_dark", "_discard",
-                 "_hand_size", "_nf", "_opp_at", "_opp_hidden", "_opp_power",
-                 "_opp_uno", "_own_hidden", "_own_power", "_own_uno", "_pending", "_phase",
-                 "_pile", "_pile_hidden",
+                 "_nf", "_opp_at", "_opp_hidden", "_opp_power", "_own_hidden",
+                 "_own_power", "_own_uno", "_pending", "_phase", "_pile", "_pile_hidden",
                  "_revealed", "_revealed_from", "_score", "_seats", "_tail", "_top",
                  "by_name", "face_names", "game", "high", "pieces", "power", "sides", "size")
     # (slots: `build` reads ~20 of these per step; more than 30 in a dict is slower)
@@ -120,7 +119,6 @@ class ObservationLayout:
         self._top, self._color, self._ccw = at["top"], at["active_color"], at["counter_clockwise"]
         self._phase, self._pending, self._pile = at["phase"], at["pending_draw"], at["draw_pile"]
         self._discard, self._own_uno = at["discard"], at["own_uno"]
-        self._hand_size, self._opp_uno = at["opp_hand_size"], at["opp_uno"]
         self._catch = at["catch_target"] - 1  # relative seat k >= 1 sits at k - 1
         self._revealed, self._revealed_from = at["revealed"], at["revealed_from"] - 1
         self._score = at["own_score"]
