@@ -181,12 +181,18 @@ def net_from_payload(payload: dict[str, Any]) -> PolicyNet:
     return net
 
 
-def policy_pieces(payload: dict[str, Any]) -> list[str]:
+def _layout_of(payload: dict[str, Any]) -> ObservationLayout:
+    return ObservationLayout(Game(payload["variant"], int(payload["num_players"])))
+
+
+def policy_pieces(payload: dict[str, Any], layout: ObservationLayout | None = None
+                  ) -> list[str]:
     """The observation pieces a policy file's network reads, in order (a file from before
     ``pieces`` were recorded reads every piece but :data:`HISTORY_PIECES`)."""
     if "pieces" in payload:
         return [str(x) for x in payload["pieces"]]
-    layout = ObservationLayout(Game(payload["variant"], int(payload["num_players"])))
+    if layout is None:
+        layout = _layout_of(payload)
     return [p.name for p in layout.pieces if p.name not in HISTORY_PIECES]
 
 
@@ -196,8 +202,8 @@ def input_index(payload: dict[str, Any], layout: ObservationLayout | None = None
     the whole vector, in order). Piece sizes follow from the variant and the player count
     only, so any table of that game has the same positions."""
     if layout is None:
-        layout = ObservationLayout(Game(payload["variant"], int(payload["num_players"])))
-    names = policy_pieces(payload)
+        layout = _layout_of(payload)
+    names = policy_pieces(payload, layout)
     missing = [x for x in names if x not in layout.by_name]
     if missing:
         raise ValueError(f"the policy file reads observation pieces {missing} that "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -59,3 +61,37 @@ def test_a_config_belongs_to_its_trainer() -> None:
         SelfPlayConfig.from_dict({"trainer": "sb3"})
     assert [f for f in SB3Config().to_dict()][:5] == ["trainer", "variant", "num_players",
                                                       "options", "seed"]
+
+
+STAGED = ("classic_vsrule", "classic_history", "express_vsrule", "express_history",
+          "flip_vsrule", "flip_history", "classic_4p_vsrule", "classic_4p_history")
+
+
+@pytest.mark.parametrize("name", STAGED)
+def test_a_later_stage_is_its_base_config_plus_the_keys_it_sets(name: str) -> None:
+    import yaml
+
+    from uno_env.shipped import find_config
+    from uno_env.training.cli import load_config
+
+    own = yaml.safe_load(find_config("train", name).read_text())
+    base = load_config(own.pop("base"))
+    cfg = load_config(name)
+    assert cfg == {**base, **own} and "base" not in cfg
+    assert cfg["init"] and SelfPlayConfig.from_dict(cfg).init == cfg["init"]
+
+
+def test_base_configs_beside_the_file_and_their_errors(tmp_path: Path) -> None:
+    from uno_env.training.cli import load_config
+
+    (tmp_path / "a.yaml").write_text("lr: 0.1\nopponents: {rule: 1}\nseed: 1\n")
+    (tmp_path / "b.yaml").write_text("base: a\nopponents: {self: 1}\n")
+    assert load_config(tmp_path / "b.yaml", ["seed=2"]) == {
+        "lr": 0.1, "opponents": {"self": 1}, "seed": 2}  # a map is replaced whole
+    (tmp_path / "c.yaml").write_text("base: d\n")
+    (tmp_path / "d.yaml").write_text("base: c.yaml\n")
+    with pytest.raises(ValueError, match=r"cycle \(c.yaml -> d.yaml -> c.yaml\)"):
+        load_config(tmp_path / "c.yaml")
+    (tmp_path / "e.yaml").write_text("base: no_such_stage\n")
+    with pytest.raises(ValueError, match="'no_such_stage': no such file and no shipped config"):
+        load_config(tmp_path / "e.yaml")

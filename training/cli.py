@@ -62,15 +62,35 @@ def add_evaluate_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_evaluate)
 
 
+def _with_base(p: Path, seen: list[Path]) -> dict[str, Any]:
+    """The YAML mapping at ``p`` on top of its ``base:`` (a config beside it, or a shipped
+    name): a later stage is its earlier stage's config plus the keys that change. Each key
+    here replaces the base's value whole (a map too)."""
+    import yaml
+
+    config = yaml.safe_load(p.read_text()) or {}
+    if not isinstance(config, dict):
+        raise ValueError(f"config {str(p)!r} must be a YAML mapping")
+    base = config.pop("base", None)
+    if base is None:
+        return config
+    here = p.resolve()
+    if here in seen:
+        chain = " -> ".join(str(x.name) for x in [*seen, here])
+        raise ValueError(f"config {str(p)!r}: base configs form a cycle ({chain})")
+    name = str(base) if str(base).endswith((".yaml", ".yml")) else f"{base}.yaml"
+    beside = p.parent / name
+    parent = _with_base(beside if beside.is_file() else find_config("train", str(base)),
+                        [*seen, here])
+    return {**parent, **config}
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
     """The YAML config at ``path`` (or shipped under that name) with ``KEY=VALUE``
     overrides applied."""
     import yaml
 
-    p = find_config("train", path)
-    config = yaml.safe_load(p.read_text()) or {}
-    if not isinstance(config, dict):
-        raise ValueError(f"config {str(path)!r} must be a YAML mapping")
+    config = _with_base(find_config("train", path), [])
     for item in overrides or []:
         if "=" not in item:
             raise ValueError(f"--set needs KEY=VALUE, got {item!r}")

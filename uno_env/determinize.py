@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from uno_env.cards import WILD
+from uno_env.cards import NUM_COLORS, WILD
 from uno_env.inference import Avoid, respect
 from uno_env.observation import ObservationLayout
 from uno_env.rules.codes import (
@@ -140,8 +140,8 @@ def determinize(game: Game, observation: np.ndarray, action_mask: np.ndarray,
     # public history: the observer's own (shown to the others only) starts empty
     declined, drawn = [0] * n, [0] * n
     for k in range(1, n):
-        bits = o["opp_declined"][(k - 1) * 4:k * 4] > 0.5
-        declined[rel[k]] = sum(1 << c for c in range(4) if bits[c])
+        bits = o["opp_declined"][(k - 1) * NUM_COLORS:k * NUM_COLORS] > 0.5
+        declined[rel[k]] = sum(1 << c for c in range(NUM_COLORS) if bits[c])
         drawn[rel[k]] = int(round(float(o["opp_drawn"][k - 1])))
     power = [True] * n
     if lay.power:

@@ -186,7 +186,7 @@ class SelfPlayTrainer:
             raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
                              f"critic={self.cfg.critic!r}")
         model = pol["model"]
-        pieces = policy_pieces(pol)
+        pieces = policy_pieces(pol, self.layout)
         if pieces != self.key["pieces"]:
             if not widen:
                 raise ValueError(f"checkpoint {str(path)!r} reads the observation pieces "

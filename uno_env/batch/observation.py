@@ -11,6 +11,7 @@ from uno_env.batch import tables as T
 from uno_env.batch.effects import catch_victim, top_face
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import OBS_PIECES, Tables
+from uno_env.cards import NUM_COLORS
 from uno_env.rules.codes import P_OVER
 
 (O_HAND, O_TOP, O_COLOR, O_CCW, O_PHASE, O_PENDING, O_PILE, O_DISCARD, O_OWN_UNO, O_HAND_SIZE,
@@ -52,9 +53,9 @@ def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
             out[ft[T.FT_OBS_AT, O_OPP_UNO] + k - 1] = 1.0
         bits = s.declined[i, q]
         if bits:
-            for c in range(4):  # NUM_COLORS
+            for c in range(NUM_COLORS):
                 if bits >> c & 1:
-                    out[ft[T.FT_OBS_AT, O_DECLINED] + (k - 1) * 4 + c] = 1.0
+                    out[ft[T.FT_OBS_AT, O_DECLINED] + (k - 1) * NUM_COLORS + c] = 1.0
         # drawn_since <= the hand's size <= the deck's (< 255), as in ObservationLayout.build
         out[ft[T.FT_OBS_AT, O_DRAWN] + k - 1] = s.drawn_since[i, q]
     src = s.revealed_from[i, seat]

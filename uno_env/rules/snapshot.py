@@ -34,6 +34,7 @@ LISTS: tuple[tuple[str, str, type], ...] = (
     ("drawn_since", "drawn_since", int),
 )
 """(snapshot key, attribute, item type) of every per-seat list."""
+_SINCE_HISTORY = ("declined", "drawn_since")  # absent from older snapshots: no history yet
 
 # Fields `clone` copies as they are (immutable values) or with a shallow copy (flat lists).
 _CLONE_SAME = ("game", "n", "side", "faces_of", "dealer", "direction", "current", "phase",
@@ -97,8 +98,8 @@ class Snapshots(Resolution):
         for key, attr, kind in SCALARS:
             setattr(self, attr, kind(data[key]))
         for key, attr, kind in LISTS:
-            # a snapshot from before the history fields: no history
-            setattr(self, attr, [kind(x) for x in data.get(key, (0,) * self.n)])
+            values = data[key] if key in data or key not in _SINCE_HISTORY else [0] * self.n
+            setattr(self, attr, [kind(x) for x in values])
         self.faces_of = game.side_faces[self.side]
         self._use_hands(Hands(self.n, game.num_faces))
         for s, h in enumerate(hands):
