@@ -15,7 +15,9 @@ games. :func:`load` builds one from a short spec string:
                           a path), ``rollouts`` (per leaf), ``leaf`` (``rollout`` /
                           ``value``), ``c``, ``infer`` (``false``: no inference from draws),
                           ``draws`` (``forced``: read every draw as made with nothing
-                          playable, a model of the opponent), ``search`` (``tree`` / ``pimc``),
+                          playable, a model of the opponent), ``search`` (``tree`` / ``pimc``;
+                          ``pimc`` with ``prior=ppo:...``: playouts by the network, see
+                          :mod:`uno_env.agents.policy_pimc`, with keys ``z`` and ``opponent``),
                           e.g. ``ismcts:time_per_move=0.25;prior=ppo:classic``
 ========================  ===========================================================
 """
@@ -39,7 +41,7 @@ def _flag(v: str) -> bool:
 _flag.__name__ = "bool (true / false)"
 ISMCTS_KEYS: dict[str, Any] = {"simulations": int, "time_per_move": float, "prior": str,
                                "c": float, "rollouts": int, "infer": _flag, "leaf": str,
-                               "search": str, "draws": str}
+                               "search": str, "draws": str, "opponent": str, "z": float}
 
 
 def load(spec: str, variant: str = "classic", num_players: int = 2, seed: int | None = None,

@@ -14,6 +14,11 @@ visited most. With two players the samples also keep what the opponent's draws a
 challenge showed (:mod:`uno_env.inference`); ``draws=forced`` reads every draw as one made
 with nothing playable, even where the rules let a player draw at will.
 
+``search=pimc`` is flat determinized Monte Carlo instead: every legal action on every sample,
+played out by the default policy; with a network ``prior`` the playouts follow the network and
+the network's own choice stands unless the playouts clearly beat it
+(:mod:`uno_env.agents.policy_pimc`, keys ``z`` and ``opponent``).
+
 Decisions are reproducible and depend on the observation alone: the search's random stream is
 seeded by the agent seed and a hash of (observation, mask, own previous decision), never by
 anything hidden. With ``time_per_move`` the number of iterations depends on the machine.
@@ -31,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.agents.default_policy import ROLLOUT_STEPS, rollout_action, round_result
+from uno_env.agents.policy_pimc import PolicyPIMC
 from uno_env.batch.rollout import Branches, Rollouts
 from uno_env.cards import WILD
 from uno_env.determinize import Recall, determinize, observation_layout
@@ -79,6 +85,26 @@ def _credit(path: list[Node], value: list[float]) -> None:
             nd.wins += value[nd.player]
 
 
+def _check_mode(search: str, puct: bool, net: bool, c: float | None, leaf: str | None,
+                rollouts: int | None, opponent: str | None, z: float | None) -> None:
+    """Refuse a key the chosen search would not read (a key silently ignored is a bug)."""
+    if search not in ("tree", "pimc"):
+        raise ValueError(f"search must be 'tree' (ISMCTS) or 'pimc', got {search!r}")
+    if search == "pimc" and puct and not net:
+        raise ValueError("search='pimc' takes a network prior (prior=ppo:..., whose policy "
+                         "then plays the playouts) or none; prior=rule steers the tree "
+                         "search only")
+    if (opponent is not None or z is not None) and not (search == "pimc" and net):
+        raise ValueError("opponent and z set the network playouts of search=pimc with "
+                         "prior=ppo:...; this agent has none")
+    if search == "pimc" and (c is not None or leaf is not None):
+        raise ValueError("c and leaf set the tree search (search=tree); pimc tries every "
+                         "action on every sample and plays each to the end of the round")
+    if rollouts is not None and search == "pimc" and net:
+        raise ValueError("rollouts sets the default policy's playouts; the network's "
+                         "(search=pimc with prior=ppo:...) play each sample once per action")
+
+
 class ISMCTSAgent:
     """Search agent; see the module docstring. ``simulations`` or ``time_per_move`` (seconds)
     bounds each decision (both: whichever comes first)."""
@@ -86,8 +112,9 @@ class ISMCTSAgent:
     def __init__(self, variant: str = "classic", num_players: int = 2,
                  simulations: int | None = None, time_per_move: float | None = None,
                  prior: str | None = None, seed: int | None = None, c: float | None = None,
-                 rollouts: int = ROLLOUTS, infer: bool = True, leaf: str | None = None,
-                 search: str = "tree", draws: str = "rules", **options: Any) -> None:
+                 rollouts: int | None = None, infer: bool = True, leaf: str | None = None,
+                 search: str = "tree", draws: str = "rules", opponent: str | None = None,
+                 z: float | None = None, **options: Any) -> None:
         if simulations is None and time_per_move is None:
             simulations = 200
         if simulations is not None and (isinstance(simulations, bool) or int(simulations) < 1):
@@ -95,11 +122,11 @@ class ISMCTSAgent:
         if time_per_move is not None and not float(time_per_move) > 0:
             raise ValueError(f"time_per_move must be a positive number of seconds, got "
                              f"{time_per_move!r}")
-        if isinstance(rollouts, bool) or int(rollouts) < 1:
+        if rollouts is not None and (isinstance(rollouts, bool) or int(rollouts) < 1):
             raise ValueError(f"rollouts must be a positive integer, got {rollouts!r}")
         self.game = Game(variant, num_players, **options)
         self.options = dict(options)
-        self.rollouts = int(rollouts)
+        self.rollouts = ROLLOUTS if rollouts is None else int(rollouts)
         self._rollouts: Rollouts | None = None
         self.simulations = None if simulations is None else int(simulations)
         self.time_per_move = None if time_per_move is None else float(time_per_move)
@@ -120,14 +147,15 @@ class ISMCTSAgent:
         self._seed = 0 if seed is None else int(seed)
         self._recall: Recall | None = None
         self.last_iterations = 0
-        if search not in ("tree", "pimc"):
-            raise ValueError(f"search must be 'tree' (ISMCTS) or 'pimc', got {search!r}")
-        if search == "pimc" and self.puct:
-            raise ValueError("search='pimc' takes no prior (it tries every action alike)")
+        _check_mode(search, self.puct, self.net is not None, c, leaf, rollouts, opponent, z)
         self.mode = search
         self._branches: Branches | None = None
+        self._policy: PolicyPIMC | None = None
         # compile or load the kernels now, not in a timed move
-        if search == "pimc":
+        if search == "pimc" and self.net is not None:
+            self._policy = PolicyPIMC(self.game, options, self.net, opponent or "prior",
+                                      1.5 if z is None else z)
+        elif search == "pimc":
             self._branches = Branches(self.game.variant.name, num_players,
                                       copies=self.rollouts, cap=ROLLOUT_STEPS, **options)
         elif not self.value_from_net:
@@ -237,6 +265,11 @@ class ISMCTSAgent:
         action with the best mean share."""
         legal = np.flatnonzero(mask).tolist()
         rng = self._rng(obs, mask)
+        if self._policy is not None:
+            deadline = None if self.time_per_move is None else (
+                time.perf_counter() + self.time_per_move)
+            return self._policy.decide(obs, mask, legal, self._samples(obs, mask, rng),
+                                       iter(lambda: rng.getrandbits(64), -1), deadline)
         b = self._branches
         assert b is not None
         b.start(legal, 0)

@@ -56,17 +56,18 @@ class Timed:
 
 
 def row(spec: str, opponent: str, games: int, variant: str, workers: int,
-        seed: int) -> dict[str, Any]:
-    """One match; against a PPO agent at the table of rules it was trained at."""
+        seed: int, table: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One match; against a PPO agent at the table of rules it was trained at, against
+    others at ``table`` (default: the variant's default rules)."""
     t = time.perf_counter()
-    opts = agents.trained_options(opponent)
+    opts = agents.trained_options(opponent) or dict(table or {})
     timed = Timed(spec, variant, opts) if workers == 1 else None
     r = evaluate(timed or spec, opponent, games, variant=variant, seed=seed, workers=workers,
                  options=opts)
     a = r.agents[0]
     out = {"agent": spec, "opponent": opponent, "games": games, "wins": a.wins,
            "win_rate": a.win_rate, "ci95": [a.ci_low, a.ci_high],
-           "seconds": round(time.perf_counter() - t, 1), "options": opts,
+           "seconds": round(time.perf_counter() - t, 1), "options": opts, "seed": seed,
            "seconds_per_search_move": (round(timed.seconds / timed.moves, 4)
                                        if timed and timed.moves else None),
            "command": f"uno-env evaluate --agents '{spec},{opponent}' --variant {variant} "
@@ -91,6 +92,13 @@ def main() -> None:
     p.add_argument("--variant", default="classic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="docs/results")
+    p.add_argument("--search", default="tree", choices=("tree", "pimc"),
+                   help="the table's search: tree (prior=rule against rule, the network's "
+                        "against PPO) or pimc (the network's playouts, both rows)")
+    p.add_argument("--table-rules", default="default", choices=("default", "trained"),
+                   help="rules of the rows against rule: the variant's defaults or the "
+                        "table the PPO agent was trained at")
+    p.add_argument("--json", default=None, help="output file name (in --out)")
     p.add_argument("--no-table", action="store_true", help="only the curve")
     p.add_argument("--no-curve", action="store_true", help="only the table")
     a = p.parse_args()
@@ -99,13 +107,15 @@ def main() -> None:
     v = a.variant
     results: dict[str, Any] = {"variant": v, "num_players": 2, "table": [], "curve": []}
     priors = (None, "rule", f"ppo:{v}")
-    name = "ismcts_results.json" if not (a.no_table or a.no_curve) else (
-        "ismcts_curve.json" if a.no_table else "ismcts_table.json")
+    name = a.json or ("ismcts_results.json" if not (a.no_table or a.no_curve) else (
+        "ismcts_curve.json" if a.no_table else "ismcts_table.json"))
+    table = agents.trained_options(f"ppo:{v}") if a.table_rules == "trained" else {}
     if not a.no_table:
         for which in a.table_priors.split(","):
-            prior = opponent = "rule" if which == "rule" else f"ppo:{v}"
-            spec = f"ismcts:{a.budget};prior={prior}"
-            results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed))
+            opponent = "rule" if which == "rule" else f"ppo:{v}"
+            spec = (f"ismcts:{a.budget};prior={opponent}" if a.search == "tree" else
+                    f"ismcts:search=pimc;prior=ppo:{v};{a.budget}")
+            results["table"].append(row(spec, opponent, a.games, v, a.workers, a.seed, table))
             (out / name).write_text(json.dumps(results, indent=2) + "\n")
     if not a.no_curve:
         budgets = [int(x) for x in a.budgets.split(",")]

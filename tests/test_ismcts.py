@@ -6,12 +6,11 @@ from __future__ import annotations
 import random
 import time
 
-import numpy as np
 import pytest
+from search_helpers import hidden_variants, play_to_end
 
 from uno_env import agents, raw_env
 from uno_env.agents.ismcts import ISMCTSAgent
-from uno_env.determinize import determinize
 from uno_env.training.evaluate import evaluate
 
 CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip", 3),
@@ -23,41 +22,8 @@ CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("flip", 2), ("flip",
 @pytest.mark.parametrize(("variant", "n"), CONFIGS)
 def test_every_variant_plays_legal_games_to_the_end(variant: str, n: int, search: str) -> None:
     env = raw_env(variant, num_players=n, uno_catch="decision")
-    players = [ISMCTSAgent(variant, n, simulations=4, seed=s, search=search, rollouts=2,
-                           uno_catch="decision") for s in range(n)]
-    env.reset(seed=11)
-    for p in players:
-        p.reset()
-    decisions = 0
-    for agent in env.agent_iter(max_iter=5000):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = players[env.agent_name_mapping[agent]].act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][a] == 1
-        env.step(a)
-        decisions += 1
-    assert env.engine.is_over and decisions > 0
-
-
-def _hidden_variants(env, count: int) -> list[dict]:
-    """Snapshots of the same position with other hidden cards (each a consistent deal)."""
-    s = env.engine
-    seat = s.current
-    obs = env.layout.build(s, seat)
-    mask = np.zeros(env.game.num_actions, dtype=np.int8)
-    mask[s.legal] = 1
-    base = env.snapshot()
-    out = []
-    for i in range(count):
-        alt = determinize(env.game, obs, mask, random.Random(1000 + i), seat=seat)
-        d = alt.to_dict()
-        snap = dict(base)
-        snap.update({k: d[k] for k in ("draw_pile", "discard", "known_hidden")})
-        snap["hands"] = {env.possible_agents[q]: h for q, h in enumerate(d["hands"])}
-        out.append(snap)
-    return out
+    play_to_end(env, [ISMCTSAgent(variant, n, simulations=4, seed=s, search=search, rollouts=2,
+                                  uno_catch="decision") for s in range(n)])
 
 
 @pytest.mark.parametrize("search", ["tree", "pimc"])
@@ -73,7 +39,7 @@ def test_decision_ignores_the_hidden_cards(variant: str, search: str) -> None:
         if len(s.legal) > 2:
             moves, opp_hands = set(), set()
             real = env.snapshot()
-            for snap in [real, *_hidden_variants(env, 4)]:
+            for snap in [real, *hidden_variants(env, 4)]:
                 env.restore(snap)
                 opp_hands.add(tuple(env.engine.counts[1 - env.engine.current]))
                 o = env.observe(env.agent_selection)
@@ -112,7 +78,7 @@ def test_spec_strings() -> None:
     assert isinstance(d, ISMCTSAgent) and d._draws is not None and d._draws.forced
     with pytest.raises(ValueError, match="draws must be one of rules, forced"):
         agents.load("ismcts:draws=sometimes")
-    with pytest.raises(ValueError, match="takes no prior"):
+    with pytest.raises(ValueError, match="prior=rule steers the tree search only"):
         agents.load("ismcts:search=pimc;prior=rule")
     with pytest.raises(ValueError, match="rollouts must be a positive integer"):
         agents.load("ismcts:rollouts=0")

@@ -142,7 +142,7 @@ def policy_action(s: Batch, t: Tables, i: int, act: np.ndarray, face: np.ndarray
 
 
 @njit(cache=True, error_model="numpy")
-def _result(s: Batch, t: Tables, i: int, start: int, out: np.ndarray) -> None:
+def round_share(s: Batch, t: Tables, i: int, start: int, out: np.ndarray) -> None:
     """Each seat's share of game ``i``'s round: 1 to its winner, even on a blocked tie; a
     round cut short by the cap is shared by fewest cards (in proportion to 1/(1+cards))."""
     n = t.n
@@ -178,7 +178,7 @@ def rollout_kernel(s: Batch, t: Tables, count: int, act: np.ndarray, face: np.nd
             settle(s, t, i)
             k += 1
         steps += k
-        _result(s, t, i, start, out)
+        round_share(s, t, i, start, out)
     return steps
 
 
@@ -254,7 +254,7 @@ def branch(s: Batch, t: Tables, src: int, lo: int, actions: np.ndarray, copies: 
             settle(s, t, j)
 
 
-class _Playouts:
+class Playouts:
     """A batch of ``games`` rows for playouts with their kernel inputs (both searches')."""
 
     def __init__(self, variant: str, num_players: int, games: int, cap: int,
@@ -277,7 +277,7 @@ class _Playouts:
                                          self._rng, self.cap, self._starts, self._out)
 
 
-class Rollouts(_Playouts):
+class Rollouts(Playouts):
     """Leaf evaluation for a search agent on the batch engine: load up to ``leaves`` states
     (Python engine :class:`State`), play each out ``per_leaf`` times (its draw pile
     reshuffled below the top for every copy), and get each seat's mean share per state."""
@@ -318,7 +318,7 @@ class Rollouts(_Playouts):
         return shares
 
 
-class Branches(_Playouts):
+class Branches(Playouts):
     """Root evaluation by common random numbers (PIMC) on the batch engine: each sampled
     state is copied ``copies`` times per candidate action, the copies of one draw sharing
     their reshuffled pile and generators across the actions, and played out; the mean share
