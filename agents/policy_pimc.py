@@ -31,7 +31,7 @@ from uno_env.rules.state import State
 OPPONENTS = ("prior", "rule")  # who plays the other seats in the playouts
 ROWS = 1024  # playouts played side by side (determinizations x actions)
 CAP = 300  # a playout stops here and is scored by hand sizes
-TIMED_CHUNK = 128  # samples played per batch under a time budget (bounds the overrun)
+FIRST_CHUNK = 32  # under a time budget, the samples that measure the cost of one
 
 
 def greedy_policy(net: Any) -> Any:
@@ -76,20 +76,24 @@ class PolicyPIMC:
         first = int(self.choose(obs[None].astype(np.float32), mask[None].astype(np.uint8))[0])
         b = self.branches
         b.start(legal, 0)
-        chunk = max(1, b.rows // len(legal))
-        if deadline is not None:
-            chunk = min(chunk, TIMED_CHUNK)
-        cost = 0.0  # seconds the last chunk took: the next starts only if it fits
-        while deadline is None or time.perf_counter() + cost < deadline:
+        chunk = max(1, b.rows // len(legal))  # samples that fill the rows
+        per = 0.0  # seconds per sample so far: under a deadline, a batch fills what is left
+        while True:
+            k = chunk
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                k = min(k, FIRST_CHUNK) if not per else min(k, int(left / per))
+                if k < 1 or left <= 0:
+                    break
             began = time.perf_counter()
             added = 0
-            for state in itertools.islice(samples, chunk):
+            for state in itertools.islice(samples, k):
                 b.add(state, next(seeds))
                 added += 1
             if not added:
                 break
             b.flush()
-            cost = time.perf_counter() - began
+            per = (time.perf_counter() - began) / added
         wins = b.results()
         return legal[best_action(wins, legal.index(first), self.z)]
 

@@ -188,7 +188,7 @@ def test_time_budget_bounds_a_decision() -> None:
         env.step(a)
         if env.engine.is_over:
             break
-    assert max(spent) < 1.0  # 0.1 s plus one chunk of playouts, with slack for load
+    assert max(spent) < 2.0  # 0.1 s plus one chunk of playouts, with slack for load
     assert agent.last_iterations >= 1
 
 
