@@ -9,6 +9,11 @@ intervals) and writes ``OUT/ismcts_results.json`` and ``OUT/ismcts_budget_curve.
 - the curve: win rate against ``rule`` at each simulation budget, without a prior (UCT),
   with the default-policy prior and with the policy network's prior and value.
 
+``--search pimc`` makes the table's rows the network playouts (``search=pimc;prior=ppo:V``
+against both opponents), ``--curve-search pimc`` the curve's lines PIMC with default-policy
+playouts (no prior) and with the network's playouts; ``--table-rules trained`` plays the
+rows against ``rule`` at the table the PPO agent was trained at (else the variant's defaults).
+
 Each row records the search agent's measured seconds per searched move (a decision with more
 than one legal action; with ``--workers 1``). A ``simulations=N`` budget plays the same games
 whatever the machine's load, and its measured time on a loaded machine bounds the time on a
@@ -16,7 +21,8 @@ free core from above. ``--workers`` splits the games over processes, one per cor
 
     python examples/ismcts_strength.py [--games 2000] [--curve-games 500] [--workers 1]
         [--budget simulations=500] [--table-priors rule,ppo] [--budgets 10,100,1000]
-        [--variant classic]
+        [--variant classic] [--search tree|pimc] [--curve-search tree|pimc]
+        [--table-rules default|trained] [--json NAME] [--png NAME]
         [--no-table | --no-curve] [--out docs/results]
 """
 
@@ -89,6 +95,10 @@ def main() -> None:
     p.add_argument("--table-priors", default="rule,ppo",
                    help="the table's rows: rule (against rule), ppo (against the PPO agent)")
     p.add_argument("--budgets", default="10,100,1000", help="simulations for the curve")
+    p.add_argument("--curve-search", default="tree", choices=("tree", "pimc"),
+                   help="the curve's lines: tree (UCT, default-policy prior, network prior "
+                        "and value) or pimc (default-policy playouts, network playouts)")
+    p.add_argument("--png", default="ismcts_budget_curve.png", help="the curve's file name")
     p.add_argument("--variant", default="classic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="docs/results")
@@ -106,7 +116,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     v = a.variant
     results: dict[str, Any] = {"variant": v, "num_players": 2, "table": [], "curve": []}
-    priors = (None, "rule", f"ppo:{v}")
+    priors: tuple[str | None, ...] = (None, "rule", f"ppo:{v}")
+    if a.curve_search == "pimc":
+        priors = (None, f"ppo:{v}")
     name = a.json or ("ismcts_results.json" if not (a.no_table or a.no_curve) else (
         "ismcts_curve.json" if a.no_table else "ismcts_table.json"))
     table = agents.trained_options(f"ppo:{v}") if a.table_rules == "trained" else {}
@@ -121,14 +133,14 @@ def main() -> None:
         budgets = [int(x) for x in a.budgets.split(",")]
         for prior in priors:
             for sims in budgets:
-                spec = f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
-                r = row(spec, "rule", a.curve_games or a.games, v, a.workers, a.seed)
-                r.update(simulations=sims, prior=prior)
+                spec = (f"ismcts:simulations={sims}" + (f";prior={prior}" if prior else "")
+                        + (";search=pimc" if a.curve_search == "pimc" else ""))
+                r = row(spec, "rule", a.curve_games or a.games, v, a.workers, a.seed, table)
+                r.update(simulations=sims, prior=prior, search=a.curve_search)
                 results["curve"].append(r)
                 (out / name).write_text(json.dumps(results, indent=2) + "\n")
-        plot(results["curve"], out / "ismcts_budget_curve.png", v)
-    print(f"wrote {out / name}" + ("" if a.no_curve else
-                                   f" and {out / 'ismcts_budget_curve.png'}"))
+        plot(results["curve"], out / a.png, v)
+    print(f"wrote {out / name}" + ("" if a.no_curve else f" and {out / a.png}"))
 
 
 def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:
@@ -139,8 +151,12 @@ def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     labels = {None: "UCT, rollouts", "rule": "PUCT, default-policy prior"}
+    pimc = curve[0].get("search") == "pimc"
+    if pimc:
+        labels = {None: "PIMC, default-policy playouts"}
     for prior in dict.fromkeys(r["prior"] for r in curve):
-        label = labels.get(prior, f"PUCT, {prior} prior and value")
+        label = labels.get(prior, f"PIMC, {prior} playouts" if pimc else
+                           f"PUCT, {prior} prior and value")
         pts = [r for r in curve if r["prior"] == prior]
         if not pts:
             continue
@@ -151,9 +167,12 @@ def plot(curve: list[dict[str, Any]], path: Path, variant: str) -> None:
         ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
     ax.axhline(50, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
-    ax.set_xlabel("simulations per move")
+    ax.set_xlabel("samples per move" if pimc else "simulations per move")
     ax.set_ylabel("win rate vs rule (%), 95% CI")
-    ax.set_title(f"ismcts, {variant}, 2 players")
+    rules = curve[0].get("options") or {}
+    ax.set_title(f"ismcts, {variant}, 2 players"
+                 + (f" ({', '.join(f'{k}={v}' for k, v in rules.items())})" if rules else ""),
+                 fontsize=9)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
