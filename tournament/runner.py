@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -147,8 +148,12 @@ def make_tasks(config: TournamentConfig) -> list[GameTask]:
 
 def _init_worker() -> None:
     """Workers leave Ctrl-C to the parent, which stops the pool and keeps the log; one
-    thread each for numerical libraries (the parallelism is the processes)."""
+    thread each for numerical libraries (the parallelism is the processes). A worker stops
+    the agent processes it kept for ``match`` mode (kill and reap) as it exits, so none is
+    still alive when the pool's shutdown returns (left alone, the parent-death signal ends
+    them a moment after the worker, racing the caller)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    multiprocessing.util.Finalize(None, close_processes, exitpriority=10)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
