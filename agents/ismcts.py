@@ -153,8 +153,9 @@ class ISMCTSAgent:
         self._policy: PolicyPIMC | None = None
         # compile or load the kernels now, not in a timed move
         if search == "pimc" and self.net is not None:
-            self._policy = PolicyPIMC(self.game, options, self.net, opponent or "prior",
-                                      1.5 if z is None else z)
+            given = {"opponent": opponent, "z": z}  # unset: PolicyPIMC's defaults
+            self._policy = PolicyPIMC(self.game, options, self.net,
+                                      **{k: v for k, v in given.items() if v is not None})
         elif search == "pimc":
             self._branches = Branches(self.game.variant.name, num_players,
                                       copies=self.rollouts, cap=ROLLOUT_STEPS, **options)

@@ -50,3 +50,28 @@ def hidden_variants(env: raw_env, count: int) -> list[dict[str, Any]]:
         snap["hands"] = {env.possible_agents[q]: h for q, h in enumerate(d["hands"])}
         out.append(snap)
     return out
+
+
+def assert_blind_to_hidden_cards(env: raw_env, decide: Any, positions: int = 3,
+                                 seed: int = 21) -> None:
+    """At ``positions`` decisions with more than two legal actions, ``decide(observation,
+    mask)`` (a fresh or reset agent's move) is the same over the real deal and other deals
+    the player to act cannot tell from it; random moves lead from one position to the next."""
+    env.reset(seed=seed)
+    rng = random.Random(0)
+    checked = 0
+    while checked < positions and not env.engine.is_over:
+        if len(env.engine.legal) > 2:
+            moves, opp_hands = set(), set()
+            real = env.snapshot()
+            for snap in [real, *hidden_variants(env, 4)]:
+                env.restore(snap)
+                opp_hands.add(tuple(env.engine.counts[1 - env.engine.current]))
+                o = env.observe(env.agent_selection)
+                moves.add(decide(o["observation"], o["action_mask"]))
+            assert len(opp_hands) > 1  # the deals really differ
+            assert len(moves) == 1
+            checked += 1
+            env.restore(real)
+        env.step(rng.choice(env.engine.legal))
+    assert checked == positions

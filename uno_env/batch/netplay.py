@@ -48,9 +48,10 @@ def _trivial(s: Batch, t: Tables, i: int, act: np.ndarray) -> int:
 def advance_kernel(s: Batch, t: Tables, count: int, live: np.ndarray, starts: np.ndarray,
                    steps: np.ndarray, cap: int, rule_seats: np.ndarray, act: np.ndarray,
                    face: np.ndarray, rng: np.ndarray, held: np.ndarray, rows: np.ndarray,
-                   obs: np.ndarray, out: np.ndarray) -> int:
+                   obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> int:
     """Move every live row of ``0..count-1`` to its next policy decision: its index goes to
-    ``rows[k]`` and the observation of the seat to act to ``obs[k]``; returns ``k``. A row
+    ``rows[k]``, the observation of the seat to act to ``obs[k]`` and its legal actions to
+    ``mask[k]``; returns ``k``. A row
     whose round ended (or that reached ``cap`` decisions) is no longer live and ``out[i]``
     gets each seat's share (:func:`uno_env.batch.rollout.round_share`); ``held`` is the
     default policy's scratch."""
@@ -73,6 +74,7 @@ def advance_kernel(s: Batch, t: Tables, count: int, live: np.ndarray, starts: np
             if a < 0:
                 rows[k] = i
                 write_obs(s, t, i, s.S[i, L.CUR], obs[k])
+                mask[k] = s.legal[i, :t.na]
                 k += 1
                 break
             apply(s, t, i, a)
@@ -92,14 +94,6 @@ def apply_kernel(s: Batch, t: Tables, k: int, rows: np.ndarray, actions: np.ndar
         apply(s, t, i, actions[m])
         settle(s, t, i)
         steps[i] += 1
-
-
-@njit(cache=True, error_model="numpy")
-def gather_legal(s: Batch, k: int, rows: np.ndarray, mask: np.ndarray) -> None:
-    """The legal rows of ``rows[:k]`` into ``mask[:k]``."""
-    na = mask.shape[1]
-    for m in range(k):
-        mask[m] = s.legal[rows[m], :na]
 
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -133,7 +127,6 @@ class PolicyBranches(Playouts):
         self.flush()  # compile (or load) the kernels now, not inside a timed decision
         branch(self._s, self._t, self.rows, 0, self._actions, 0, self._rng, self._rng,
                self._starts)
-        gather_legal(self._s, 0, self._idx, self._mask)
         apply_kernel(self._s, self._t, 0, self._idx, self._idx, self._steps)
 
     def start(self, actions: Sequence[int], seat: int) -> None:
@@ -170,10 +163,9 @@ class PolicyBranches(Playouts):
         while True:
             m = advance_kernel(self._s, self._t, k, self._live, self._starts, self._steps,
                                self.cap, self._rule, self._act, self._face, self._rng,
-                               self._held, self._idx, self._obs, self._out)
+                               self._held, self._idx, self._obs, self._mask, self._out)
             if m == 0:
                 break
-            gather_legal(self._s, m, self._idx, self._mask)
             actions = np.ascontiguousarray(self.policy(self._obs[:m], self._mask[:m]),
                                            dtype=np.int64)
             apply_kernel(self._s, self._t, m, self._idx, actions, self._steps)
