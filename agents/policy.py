@@ -241,6 +241,29 @@ def widen_inputs(model: dict[str, torch.Tensor], index: np.ndarray, net: PolicyN
     return out
 
 
+def privileged_critic(model: dict[str, torch.Tensor], net: PolicyNet
+                      ) -> dict[str, torch.Tensor]:
+    """The weights of a shared-trunk network (``critic: obs``) for ``net``, which has a
+    privileged critic: the value MLP starts as a copy of the trunk with zero weights from the
+    other hands, so the network's values and logits are the file's until training teaches
+    the critic to read the hands (fine-tuning a trained agent with ``critic: state``)."""
+    if net.value_trunk is None:
+        raise ValueError("privileged_critic needs a network with critic_extra > 0")
+    out = dict(model)
+    mine = net.state_dict()
+    for name, value in model.items():
+        if not name.startswith("trunk."):
+            continue
+        target = "value_" + name
+        if name == "trunk.0.weight":
+            first = torch.zeros_like(mine[target])
+            first[:, :net.obs_dim] = value
+            out[target] = first
+        else:
+            out[target] = value.clone()
+    return out
+
+
 def load_policy(path: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """Read a policy file (or a full training checkpoint, which embeds one under ``policy``).
 

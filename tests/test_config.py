@@ -64,7 +64,8 @@ def test_a_config_belongs_to_its_trainer() -> None:
 
 
 STAGED = ("classic_vsrule", "classic_history", "express_vsrule", "express_history",
-          "flip_vsrule", "flip_history", "classic_4p_vsrule", "classic_4p_history")
+          "flip_vsrule", "flip_history", "classic_4p_vsrule", "classic_4p_history",
+          "classic_critic", "flip_critic")
 
 
 @pytest.mark.parametrize("name", STAGED)

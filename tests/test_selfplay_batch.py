@@ -151,6 +151,35 @@ def test_init_widens_a_policy_file_from_before_the_history_pieces(tmp_path: Path
         tuned._load_weights(pol, old)
 
 
+def test_init_gives_a_shared_trunk_policy_a_privileged_critic(tmp_path: Path) -> None:
+    """``critic: state`` may start from a ``critic: obs`` file: the value MLP is the file's
+    trunk with zero weights from the hands, so logits and values are the file's whatever the
+    hands; the hands then move the value as training changes those weights. The reverse
+    (dropping a privileged critic) is refused."""
+    first = SelfPlayTrainer(small(tmp_path / "first", total_steps=200))
+    first.run()
+    final = tmp_path / "first" / "final.pt"
+    tuned = SelfPlayTrainer(small(tmp_path / "tuned", init=str(final), critic="state",
+                                  total_steps=1))
+    tuned.load_init(final)
+    assert tuned.critic_extra > 0
+    old, _ = load_policy(final)
+    x = torch.rand(8, tuned.layout.size) * 3
+    mask = torch.ones(8, tuned.num_actions, dtype=torch.bool)
+    hands = torch.rand(8, tuned.critic_extra) * 4
+    logits, values = tuned.net(x, mask, hands)
+    want_logits, want_values = old(x, mask)
+    torch.testing.assert_close(logits, want_logits, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(values, want_values, rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        tuned.net.value_trunk[0].weight[:, tuned.layout.size:] += 0.5
+    assert not torch.allclose(tuned.net(x, mask, hands)[1], want_values)
+    tuned.run()
+    back = tmp_path / "tuned" / "final.pt"
+    with pytest.raises(ValueError, match="another critic"):
+        SelfPlayTrainer(small(tmp_path / "back", init=str(back))).run()
+
+
 def test_a_few_hundred_updates_beat_random(tmp_path: Path) -> None:
     cfg = small(tmp_path, num_envs=32, rollout_ticks=16, total_steps=200 * 32 * 16 * 3 // 4,
                 hidden=[64], epochs=1, minibatch_size=512, lr=1e-3, lr_final=3e-4,

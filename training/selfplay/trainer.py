@@ -25,6 +25,7 @@ from uno_env.agents.policy import (
     observation_scale,
     policy_payload,
     policy_pieces,
+    privileged_critic,
     save_policy,
     widen_inputs,
 )
@@ -182,7 +183,11 @@ class SelfPlayTrainer:
         if list(pol["hidden"]) != list(self.cfg.hidden):
             raise ValueError(f"checkpoint {str(path)!r} has hidden={pol['hidden']}, the "
                              f"config asks for {self.cfg.hidden}")
-        if int(pol.get("critic_extra", 0)) != self.critic_extra:
+        theirs = int(pol.get("critic_extra", 0))
+        # init may move a shared-trunk critic to a privileged one (not back: that would drop
+        # what the value learned from the hands)
+        to_state = widen and theirs == 0 and self.critic_extra > 0
+        if theirs != self.critic_extra and not to_state:
             raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
                              f"critic={self.cfg.critic!r}")
         model = pol["model"]
@@ -194,10 +199,13 @@ class SelfPlayTrainer:
             index = input_index(pol, self.layout)
             assert index is not None  # fewer pieces than the whole observation
             model = widen_inputs(model, index, self.net)
+        if to_state:
+            model = privileged_critic(model, self.net)
         self.net.load_state_dict(model)
 
     def load_init(self, path: str | Path) -> None:
-        """Start from a policy file's weights (``init``); everything else starts afresh."""
+        """Start from a policy file's weights (``init``); everything else starts afresh. A file
+        with a shared-trunk critic may start a ``critic: state`` run (``privileged_critic``)."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"init policy {str(path)!r} does not exist")
         self._load_weights(load_policy(path)[1], path, widen=True)
