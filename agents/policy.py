@@ -250,17 +250,10 @@ def privileged_critic(model: dict[str, torch.Tensor], net: PolicyNet
     if net.value_trunk is None:
         raise ValueError("privileged_critic needs a network with critic_extra > 0")
     out = dict(model)
-    mine = net.state_dict()
-    for name, value in model.items():
-        if not name.startswith("trunk."):
-            continue
-        target = "value_" + name
-        if name == "trunk.0.weight":
-            first = torch.zeros_like(mine[target])
-            first[:, :net.obs_dim] = value
-            out[target] = first
-        else:
-            out[target] = value.clone()
+    out.update({"value_" + k: v.clone() for k, v in model.items() if k.startswith("trunk.")})
+    first = model["trunk.0.weight"]
+    out["value_trunk.0.weight"] = torch.cat(
+        [first, first.new_zeros(first.shape[0], net.critic_extra)], dim=1)
     return out
 
 

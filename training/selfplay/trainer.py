@@ -20,14 +20,10 @@ from uno_env import ObservationLayout
 from uno_env.agents.policy import (
     PolicyNet,
     config_key,
-    input_index,
     load_policy,
     observation_scale,
     policy_payload,
-    policy_pieces,
-    privileged_critic,
     save_policy,
-    widen_inputs,
 )
 from uno_env.seeding import streams
 from uno_env.training.config import SelfPlayConfig
@@ -35,6 +31,7 @@ from uno_env.training.selfplay.evaluation import evaluate_policy, evaluate_polic
 from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
 from uno_env.training.selfplay.ppo import ppo_update
 from uno_env.training.selfplay.rollout import Rollout, make_env
+from uno_env.training.selfplay.weights import fitted_weights
 from uno_env.training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
 
 
@@ -173,39 +170,13 @@ class SelfPlayTrainer:
 
     def _load_weights(self, pol: dict[str, Any], path: str | Path, widen: bool = False
                       ) -> None:
-        """Load a policy dict's weights; refuse those made for another game, network shape
-        or critic. ``widen``: a network that read fewer observation pieces starts with zero
-        weights from the others (``widen_inputs``)."""
-        for k in ("variant", "num_players", "num_actions", "action_meanings"):
-            if pol[k] != self.key[k]:
-                raise ValueError(f"checkpoint {str(path)!r} is for another game ({k}: "
-                                 f"{pol[k]!r} vs {self.key[k]!r})")
-        if list(pol["hidden"]) != list(self.cfg.hidden):
-            raise ValueError(f"checkpoint {str(path)!r} has hidden={pol['hidden']}, the "
-                             f"config asks for {self.cfg.hidden}")
-        theirs = int(pol.get("critic_extra", 0))
-        # init may move a shared-trunk critic to a privileged one (not back: that would drop
-        # what the value learned from the hands)
-        to_state = widen and theirs == 0 and self.critic_extra > 0
-        if theirs != self.critic_extra and not to_state:
-            raise ValueError(f"checkpoint {str(path)!r} was trained with another critic than "
-                             f"critic={self.cfg.critic!r}")
-        model = pol["model"]
-        pieces = policy_pieces(pol, self.layout)
-        if pieces != self.key["pieces"]:
-            if not widen:
-                raise ValueError(f"checkpoint {str(path)!r} reads the observation pieces "
-                                 f"{pieces}; this run's network reads {self.key['pieces']}")
-            index = input_index(pol, self.layout)
-            assert index is not None  # fewer pieces than the whole observation
-            model = widen_inputs(model, index, self.net)
-        if to_state:
-            model = privileged_critic(model, self.net)
-        self.net.load_state_dict(model)
+        """Load a policy dict's weights, checked and fitted by ``fitted_weights``."""
+        self.net.load_state_dict(fitted_weights(pol, path, self.key, self.layout, self.net,
+                                                self.cfg.critic, widen))
 
     def load_init(self, path: str | Path) -> None:
-        """Start from a policy file's weights (``init``); everything else starts afresh. A file
-        with a shared-trunk critic may start a ``critic: state`` run (``privileged_critic``)."""
+        """Start from a policy file's weights (``init``, fitted by ``fitted_weights``);
+        everything else starts afresh."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"init policy {str(path)!r} does not exist")
         self._load_weights(load_policy(path)[1], path, widen=True)

@@ -51,10 +51,9 @@ def advance_kernel(s: Batch, t: Tables, count: int, live: np.ndarray, starts: np
                    obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> int:
     """Move every live row of ``0..count-1`` to its next policy decision: its index goes to
     ``rows[k]``, the observation of the seat to act to ``obs[k]`` and its legal actions to
-    ``mask[k]``; returns ``k``. A row
-    whose round ended (or that reached ``cap`` decisions) is no longer live and ``out[i]``
-    gets each seat's share (:func:`uno_env.batch.rollout.round_share`); ``held`` is the
-    default policy's scratch."""
+    ``mask[k]``; returns ``k``. A row whose round ended (or that reached ``cap`` decisions) is
+    no longer live and ``out[i]`` gets each seat's share
+    (:func:`uno_env.batch.rollout.round_share`); ``held`` is the default policy's scratch."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
     live, starts, steps, rows = borrow(live), borrow(starts), borrow(steps), borrow(rows)
