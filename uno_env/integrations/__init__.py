@@ -10,5 +10,5 @@
 Importing this package imports no RL library.
 
 Gymnasium, Stable-Baselines3, SuperSuit and CleanRL-style loops need no adapter:
-see the README's "Using uno-env with ..." and ``examples/``.
+see docs/environments.md "Using uno-env with ..." and ``examples/``.
 """
