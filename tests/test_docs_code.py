@@ -50,12 +50,20 @@ def code_blocks(text: str) -> list[tuple[int, str, str, bool]]:
 PAGES = doc_pages(ROOT)
 
 
+def python_blocks(page: Path) -> list[tuple[int, str, str, bool]]:
+    """The blocks of ``page`` that run: Python and not marked no-test."""
+    return [b for b in code_blocks(page.read_text(encoding="utf-8"))
+            if b[1] in PYTHON and not b[3]]
+
+
+RUNNABLE = [p for p in PAGES if python_blocks(p)]
+
+
 def test_the_pages_are_found_and_have_python_blocks() -> None:
     """A guard on the scan: the README and the main pages are read and hold Python."""
     names = {str(p.relative_to(ROOT)) for p in PAGES}
     assert {"README.md", "docs/environments.md", "docs/games/classic.md"} <= names
-    python = [p for p in PAGES if any(b[1] in PYTHON for b in code_blocks(p.read_text()))]
-    assert len(python) >= 5
+    assert len(RUNNABLE) >= 5
 
 
 def test_the_fence_scanner() -> None:
@@ -67,12 +75,9 @@ def test_the_fence_scanner() -> None:
     assert blocks[0][2] == "a = 1\n" and blocks[2][2] == "make test\n"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+@pytest.mark.parametrize("page", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE])
 def test_page_code_blocks_run(page: Path) -> None:
-    blocks = [b for b in code_blocks(page.read_text(encoding="utf-8"))
-              if b[1] in PYTHON and not b[3]]
-    if not blocks:
-        pytest.skip("no Python blocks on this page")
+    blocks = python_blocks(page)
     for _, _, code, _ in blocks:
         for word, module in NEEDS.items():
             if re.search(rf"^(from|import) {word}\b", code, flags=re.M):
