@@ -3,6 +3,7 @@ the front door it should be."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from uno_env.docs import all_tables, doc_pages, sync_docs
@@ -34,3 +35,12 @@ def test_readme_is_a_front_door() -> None:
     for page in ("getting-started", "games/index", "environments", "agents", "training",
                  "tournaments", "benchmarks", "architecture", "api"):
         assert f"docs/{page}.md" in text, page
+
+
+def test_readme_links_point_at_files_of_the_checkout() -> None:
+    """The README is read on its own (GitHub, PyPI), outside the site's link checks."""
+    text = README.read_text(encoding="utf-8")
+    links = [m for m in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in m]
+    assert len(links) >= 15
+    missing = [m for m in links if not (ROOT / m.split("#")[0]).exists()]
+    assert not missing, missing
