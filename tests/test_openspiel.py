@@ -215,3 +215,20 @@ def test_shimmy_pettingzoo_api_test() -> None:
     env = shimmy.OpenSpielCompatibilityV0(_load("classic", players=2, num_deals=100))
     with pytest.warns(UserWarning, match="observation space"):  # shimmy's unbounded Box
         api_test(env, num_cycles=100)
+
+
+def test_example_openspiel_ismcts_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/openspiel_ismcts.py (tiny budget): games, seats and a 95% interval."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "openspiel_ismcts.py"
+    spec = importlib.util.spec_from_file_location("examples_openspiel_ismcts", path)
+    assert spec is not None and spec.loader is not None
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    out = ex.main(["--deals", "1", "--simulations", "4", "--max-steps", "120",
+                   "--option", "uno_catch=off"])
+    low, high = out["ci95"]
+    assert out["games"] == 2 and 0.0 <= low <= out["win_rate"] <= high <= 1.0
+    assert "2 games (1 deals, seats swapped), win rate" in capsys.readouterr().out
