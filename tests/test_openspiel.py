@@ -212,9 +212,12 @@ def test_shimmy_pettingzoo_api_test() -> None:
     shimmy = pytest.importorskip("shimmy", reason="needs the openspiel extra")
     from pettingzoo.test import api_test
 
-    env = shimmy.OpenSpielCompatibilityV0(_load("classic", players=2, num_deals=100))
+    # by name and config: Shimmy's reset() loads the game again from them
+    env = shimmy.OpenSpielCompatibilityV0(game_name="python_uno_flip",
+                                          config={"players": 3, "max_steps": CAP})
     with pytest.warns(UserWarning, match="observation space"):  # shimmy's unbounded Box
         api_test(env, num_cycles=100)
+    assert env.num_agents == 3 and env.game_state.get_game().max_game_length() == CAP
 
 
 def test_example_openspiel_ismcts_runs(capsys: pytest.CaptureFixture[str]) -> None:
