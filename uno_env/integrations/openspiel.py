@@ -36,8 +36,10 @@ Observations (:mod:`uno_env.integrations.openspiel_observer`): the env's observa
 with its named pieces, and the same as text; the information state adds, to the string,
 every decision taken so far (all public in UNO). ``resample_from_infostate`` draws a full
 state the player to act cannot tell from the real one with the project's determinization
-(:func:`uno_env.determinize.determinize`), so ``open_spiel.python.algorithms.ismcts.ISMCTSBot``
-plays these games. Serialisation (``pyspiel.serialize_game_and_state``) stores the engine's
+(:func:`uno_env.determinize.determinize`; with 2 players it also keeps what the opponent's
+forced draws and a challenge showed, :mod:`uno_env.inference`, as the project's ISMCTS agent
+does), so ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` plays these games (the C++
+``pyspiel.ISMCTSBot`` cannot: a Python state cannot override its C++ resampling). Serialisation (``pyspiel.serialize_game_and_state``) stores the engine's
 snapshot (``State.to_dict``); a deserialised state plays on exactly as the original.
 """
 
@@ -46,18 +48,17 @@ from __future__ import annotations
 import json
 import random
 from array import array
-from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from uno_env.determinize import Recall, determinize, observation_layout
+from uno_env.determinize import Recall, determinize
 from uno_env.env import DEFAULT_MAX_STEPS
 from uno_env.integrations.openspiel_observer import UnoObserver
+from uno_env.integrations.openspiel_parts import Play, Trackers, table_for
 from uno_env.rules.codes import P_OVER
-from uno_env.rules.game import Game
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import State
 from uno_env.variants import find_variant, list_variants
@@ -71,49 +72,6 @@ GAME_PARAMETERS = ("players", "max_steps", "num_deals", "seed")  # beside the ru
 def short_name(variant: str) -> str:
     """The OpenSpiel name of a variant: ``python_uno_<variant>``."""
     return PREFIX + find_variant(variant).name
-
-
-class _Table:
-    """What never changes for one configuration: the rules, the observation layout and the
-    decision limit. Shared, never copied (``clone`` deep-copies a state's attributes) and
-    pickled by its key (serialisation pickles them too)."""
-
-    def __init__(self, variant: str, players: int, options_json: str, max_steps: int) -> None:
-        self.key = (variant, players, options_json, max_steps)
-        self.game = Game(variant, players, **json.loads(options_json))
-        self.layout = observation_layout(self.game)
-        self.max_steps = max_steps
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Table:
-        return self
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _table, self.key
-
-
-@lru_cache(maxsize=64)
-def _table(variant: str, players: int, options_json: str, max_steps: int) -> _Table:
-    return _Table(variant, players, options_json, max_steps)
-
-
-class _Play:
-    """The engine state of one play-out: copied with the engine's own ``clone`` and pickled
-    as its snapshot (``to_dict``), which restores a play-out that goes on identically."""
-
-    __slots__ = ("state", "table")
-
-    def __init__(self, table: _Table, state: State) -> None:
-        self.table, self.state = table, state
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Play:
-        return _Play(self.table, self.state.clone())
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _restore, (self.table, self.state.to_dict())
-
-
-def _restore(table: _Table, data: dict[str, Any]) -> _Play:
-    return _Play(table, State.from_dict(table.game, data))
 
 
 def _parameter_spec(variant: str) -> dict[str, Any]:
@@ -178,7 +136,7 @@ class UnoGame(pyspiel.Game):
                 raise ValueError(f"parameter {name}={value!r} is not valid; allowed: an "
                                  f"integer {allowed}")
         # the rules check the options and the player count (with the env's messages)
-        table = _table(self.variant, players, json.dumps(values, sort_keys=True), max_steps)
+        table = table_for(self.variant, players, json.dumps(values, sort_keys=True), max_steps)
         info = pyspiel.GameInfo(
             num_distinct_actions=table.game.num_actions,
             max_chance_outcomes=num_deals,
@@ -222,12 +180,14 @@ class UnoState(pyspiel.State):
     def __init__(self, game: UnoGame) -> None:
         super().__init__(game)
         self._table = game.table
-        self._play: _Play | None = None
+        self._play: Play | None = None
         # seat, action, seat, action, ... of every decision (all public); an array, which
         # clone's deep copy copies at once (a list of pairs is copied item by item)
         self._moves = array("i")
         # each seat's last decision and the colour it saw (determinize's `recall`)
         self._recall: list[tuple[int, int] | None] = [None] * game.table.game.num_players
+        # what each seat learnt from the opponent's forced draws (2 players; else None)
+        self._trackers: Trackers | None = None
         self._truncated = False
 
     @property
@@ -259,7 +219,12 @@ class UnoState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         if self._play is None:
             seed = self.get_game().deal_seed(int(action))
-            self._play = _Play(self._table, State(self._table.game, seed=seed))
+            g = State(self._table.game, seed=seed)
+            self._play = Play(self._table, g)
+            if self._table.tracks:
+                self._trackers = Trackers(self._table)
+                if g.phase != P_OVER:
+                    self._trackers.arrive(g)
             return
         g = self._play.state
         seat = g.current
@@ -269,6 +234,10 @@ class UnoState(pyspiel.State):
         self._recall[seat] = (int(action), color)
         if g.phase != P_OVER and len(self._moves) >= 2 * self._table.max_steps:
             self._truncated = True  # the env's truncation: returns 0
+        if self._trackers is not None:
+            self._trackers.acted(seat, int(action))
+            if g.phase != P_OVER and not self._truncated:
+                self._trackers.arrive(g)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -313,10 +282,11 @@ class UnoState(pyspiel.State):
         mask = np.zeros(self._table.game.num_actions, np.int8)
         mask[g.legal] = 1
         last = self._recall[player_id]
+        known = {} if self._trackers is None else self._trackers.known(player_id)
         sample = determinize(self._table.game, self._table.layout.build(g, player_id), mask,
                              rng, seat=player_id,
-                             recall=None if last is None else Recall(*last))
-        out._play = _Play(self._table, sample)
+                             recall=None if last is None else Recall(*last), **known)
+        out._play = Play(self._table, sample)
         return out
 
     def __str__(self) -> str:
