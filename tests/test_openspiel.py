@@ -277,3 +277,26 @@ def test_example_openspiel_ismcts_runs(capsys: pytest.CaptureFixture[str]) -> No
     low, high = out["ci95"]
     assert out["games"] == 2 and 0.0 <= low <= out["win_rate"] <= high <= 1.0
     assert "2 games (1 deals, seats swapped), win rate" in capsys.readouterr().out
+
+
+def test_rl_environment_and_pytorch_nfsp_play_episodes() -> None:
+    """OpenSpiel's rl_environment (what its learners use: info-state tensor, legal actions,
+    chance sampled from its seed) and its PyTorch NFSP run whole episodes."""
+    pytest.importorskip("torch")
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+
+    env = rl_environment.Environment(_load("classic", players=2, num_deals=100), seed=0)
+    size = env.observation_spec()["info_state"][0]
+    assert size == raw_env("classic", 2).layout.size
+    agents = [nfsp.NFSP(p, state_representation_size=size,
+                        num_actions=env.action_spec()["num_actions"], hidden_layers_sizes=[16],
+                        reservoir_buffer_capacity=10, anticipatory_param=0.1)
+              for p in range(2)]
+    for _ in range(2):
+        ts = env.reset()
+        while not ts.last():
+            ts = env.step([agents[ts.observations["current_player"]].step(ts).action])
+        for agent in agents:
+            agent.step(ts)
+        assert sum(ts.rewards) == pytest.approx(0.0)
