@@ -39,8 +39,9 @@ state the player to act cannot tell from the real one with the project's determi
 (:func:`uno_env.determinize.determinize`; with 2 players it also keeps what the opponent's
 forced draws and a challenge showed, :mod:`uno_env.inference`, as the project's ISMCTS agent
 does), so ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` plays these games (the C++
-``pyspiel.ISMCTSBot`` cannot: a Python state cannot override its C++ resampling). Serialisation (``pyspiel.serialize_game_and_state``) stores the engine's
-snapshot (``State.to_dict``); a deserialised state plays on exactly as the original.
+``pyspiel.ISMCTSBot`` cannot: a Python state cannot override its C++ resampling).
+Serialisation (``pyspiel.serialize_game_and_state``) stores the engine's snapshot
+(``State.to_dict``); a deserialised state plays on exactly as the original.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ import pyspiel
 from uno_env.determinize import Recall, determinize
 from uno_env.env import DEFAULT_MAX_STEPS
 from uno_env.integrations.openspiel_observer import UnoObserver
-from uno_env.integrations.openspiel_parts import Play, Trackers, table_for
+from uno_env.integrations.openspiel_parts import DrawKnowledge, Play, table_for
 from uno_env.rules.codes import P_OVER
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import State
@@ -186,8 +187,8 @@ class UnoState(pyspiel.State):
         self._moves = array("i")
         # each seat's last decision and the colour it saw (determinize's `recall`)
         self._recall: list[tuple[int, int] | None] = [None] * game.table.game.num_players
-        # what each seat learnt from the opponent's forced draws (2 players; else None)
-        self._trackers: Trackers | None = None
+        self._deal_seed = -1  # the engine seed of the deal (DrawKnowledge replays from it)
+        self._draws = DrawKnowledge()  # each seat's draw inferences, found on demand
         self._truncated = False
 
     @property
@@ -219,12 +220,8 @@ class UnoState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         if self._play is None:
             seed = self.get_game().deal_seed(int(action))
-            g = State(self._table.game, seed=seed)
-            self._play = Play(self._table, g)
-            if self._table.tracks:
-                self._trackers = Trackers(self._table)
-                if g.phase != P_OVER:
-                    self._trackers.arrive(g)
+            self._deal_seed = seed
+            self._play = Play(self._table, State(self._table.game, seed=seed))
             return
         g = self._play.state
         seat = g.current
@@ -234,10 +231,6 @@ class UnoState(pyspiel.State):
         self._recall[seat] = (int(action), color)
         if g.phase != P_OVER and len(self._moves) >= 2 * self._table.max_steps:
             self._truncated = True  # the env's truncation: returns 0
-        if self._trackers is not None:
-            self._trackers.acted(seat, int(action))
-            if g.phase != P_OVER and not self._truncated:
-                self._trackers.arrive(g)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -282,7 +275,7 @@ class UnoState(pyspiel.State):
         mask = np.zeros(self._table.game.num_actions, np.int8)
         mask[g.legal] = 1
         last = self._recall[player_id]
-        known = {} if self._trackers is None else self._trackers.known(player_id)
+        known = self._draws.known(self._table, self._deal_seed, self._moves, player_id)
         sample = determinize(self._table.game, self._table.layout.build(g, player_id), mask,
                              rng, seat=player_id,
                              recall=None if last is None else Recall(*last), **known)

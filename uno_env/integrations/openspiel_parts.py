@@ -4,20 +4,19 @@ copy and pickle rules.
 OpenSpiel clones a Python state by deep-copying every attribute and serialises it by pickling
 them, so each part says how: the configuration (:class:`Table`) is shared and pickled by its
 key, the engine (:class:`Play`) is copied with its own ``clone`` and pickled as its snapshot,
-and the draw inferences (:class:`Trackers`) are copied field by field. None of them lets a
+and the draw inferences (:class:`DrawKnowledge`), a cache, start empty. None of them lets a
 deep copy reach the rules :class:`~uno_env.rules.game.Game` they refer to.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
 from uno_env.determinize import observation_layout
-from uno_env.inference import Avoid, DrawTracker, tracks
+from uno_env.inference import DrawTracker, tracks
 from uno_env.rules.game import Game
 from uno_env.rules.state import State
 
@@ -66,48 +65,44 @@ def _restore_play(table: Table, data: dict[str, Any]) -> Play:
     return Play(table, State.from_dict(table.game, data))
 
 
-class Trackers:
-    """Each seat's :class:`~uno_env.inference.DrawTracker` (2-player tables it can follow):
-    what the opponent's forced draws and a challenge showed, from that seat's successive
-    observations, as the project's ISMCTS agent keeps them. Each seat observes every decision
-    point it reaches (:meth:`arrive`) and its own action (:meth:`acted`)."""
+class DrawKnowledge:
+    """What the opponent's draws and a challenge showed each seat (2-player tables that
+    :class:`~uno_env.inference.DrawTracker` can follow), found when a resampling asks for it
+    by replaying the game from its deal: the seat's observation at each of its decision
+    points and its actions, fed as the project's ISMCTS agent feeds its tracker. Ordinary
+    play pays nothing; one search (many resamplings of one state) replays once. A copy or a
+    pickled state starts empty (it may have moved on)."""
 
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.seats = [DrawTracker(table.game, table.layout)
-                      for _ in range(table.game.num_players)]
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[int, dict[str, Any]]] = {}
 
-    def arrive(self, state: State) -> None:
-        """The player to act reached a decision point (call once per decision point)."""
-        self.seats[state.current].observe(self.table.layout.build(state, state.current))
+    def known(self, table: Table, deal_seed: int, moves: Sequence[int],
+              seat: int) -> dict[str, Any]:
+        """``determinize``'s ``avoid`` and ``must`` for ``seat`` after ``moves`` (seat,
+        action, seat, action, ...) from the deal seeded ``deal_seed``; {} where the tracker
+        does not apply."""
+        if not table.tracks:
+            return {}
+        hit = self._cache.get(seat)
+        if hit is not None and hit[0] == len(moves):
+            return hit[1]
+        state = State(table.game, seed=deal_seed)
+        tracker = DrawTracker(table.game, table.layout)
+        for k in range(0, len(moves), 2):
+            mover, action = moves[k], moves[k + 1]
+            if mover == seat:
+                tracker.observe(table.layout.build(state, seat))
+            state.step(action)
+            if mover == seat:
+                tracker.acted(action)
+        if state.current == seat:
+            tracker.observe(table.layout.build(state, seat))
+        out = {"avoid": tracker.avoid, "must": tracker.must}
+        self._cache[seat] = (len(moves), out)
+        return out
 
-    def acted(self, seat: int, action: int) -> None:
-        self.seats[seat].acted(action)
-
-    def known(self, seat: int) -> dict[str, Any]:
-        """``determinize``'s ``avoid`` and ``must`` for ``seat``."""
-        t = self.seats[seat]
-        return {"avoid": t.avoid, "must": t.must}
-
-    def _fields(self) -> list[tuple[Any, ...]]:
-        return [([(av.faces, av.allowed) for av in t.avoid], t.must, t._prev, t._mine)
-                for t in self.seats]
-
-    def _load(self, fields: list[tuple[Any, ...]]) -> Trackers:
-        for t, (avoid, must, prev, mine) in zip(self.seats, fields, strict=True):
-            t.avoid = [Avoid(np.array(f), int(k)) for f, k in avoid]
-            t.must = np.array(must)
-            t._prev = None if prev is None else (prev[0], np.array(prev[1]),
-                                                  np.array(prev[2]))
-            t._mine = np.array(mine)
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Trackers:
-        return Trackers(self.table)._load(self._fields())
+    def __deepcopy__(self, memo: dict[int, Any]) -> DrawKnowledge:
+        return DrawKnowledge()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _restore_trackers, (self.table, self._fields())
-
-
-def _restore_trackers(table: Table, fields: list[tuple[Any, ...]]) -> Trackers:
-    return Trackers(table)._load(fields)
+        return DrawKnowledge, ()
