@@ -99,7 +99,7 @@ def game_type(variant: str) -> pyspiel.GameType:
         short_name=short_name(v.name),
         long_name=f"Python UNO {v.name.capitalize()}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        # sampled chance, declared explicit: see the module docstring
+        # one chance node over seeded deals: see the module docstring
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
