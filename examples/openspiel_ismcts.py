@@ -56,16 +56,18 @@ def run(variant: str = "classic", deals: int = 2, simulations: int = 20, max_ste
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0,
                            max_simulations=simulations, random_state=rs)
     rule = agents.load("rule", variant=variant, num_players=2, seed=seed, **options)
-    clusters, truncated = [], 0
+    clusters, truncated, seat_wins = [], 0, [0, 0]
     for deal in range(deals):
         wins = 0
         for seat in (0, 1):
             returns = play(game, deal, seat, bot, rule)
-            wins += returns[seat] > 0
+            won = int(returns[seat] > 0)
+            wins += won
+            seat_wins[seat] += won
             truncated += returns == [0.0, 0.0]
         clusters.append((wins, 2))
     p, _, low, high = clustered_rate(clusters)
-    return {"variant": variant, "games": 2 * deals, "seats": "each deal at seat 0 and 1",
+    return {"variant": variant, "games": 2 * deals, "seat_wins": seat_wins,
             "simulations": simulations, "win_rate": p, "ci95": (low, high),
             "truncated": truncated}
 
@@ -84,10 +86,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out = run(a.variant, a.deals, a.simulations, a.max_steps, a.seed,
               **options_dict(a.option))
     low, high = out["ci95"]
+    w0, w1 = out["seat_wins"]
     print(f"OpenSpiel ISMCTS ({a.simulations} simulations) vs rule, {a.variant}: "
-          f"{out['games']} games ({a.deals} deals, seats swapped), win rate "
-          f"{out['win_rate']:.1%} (95% CI {low:.1%}-{high:.1%}), {out['truncated']} cut by "
-          f"the decision limit, {time.perf_counter() - t:.1f}s")
+          f"{out['games']} games ({a.deals} deals, seats swapped; wins as player_0 {w0}/"
+          f"{a.deals}, as player_1 {w1}/{a.deals}), win rate {out['win_rate']:.1%} (95% CI "
+          f"{low:.1%}-{high:.1%}), {out['truncated']} cut by the decision limit, "
+          f"{time.perf_counter() - t:.1f}s")
     return out
 
 

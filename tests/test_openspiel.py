@@ -275,7 +275,8 @@ def test_example_openspiel_ismcts_runs(capsys: pytest.CaptureFixture[str]) -> No
                    "--option", "uno_catch=off"])
     low, high = out["ci95"]
     assert out["games"] == 2 and 0.0 <= low <= out["win_rate"] <= high <= 1.0
-    assert "2 games (1 deals, seats swapped), win rate" in capsys.readouterr().out
+    assert sum(out["seat_wins"]) == out["win_rate"] * 2
+    assert "2 games (1 deals, seats swapped; wins as player_0" in capsys.readouterr().out
 
 
 def test_rl_environment_and_pytorch_nfsp_play_episodes() -> None:
