@@ -63,7 +63,8 @@ nitpick_ignore_regex = [
     ("py:.*", r"(numpy|np|npt|torch|gymnasium|pettingzoo|numba|collections|typing|abc"
               r"|ray|tianshou|stable_baselines3|sb3_contrib|fastapi|starlette|pathlib"
               r"|types|json|io|subprocess|concurrent|multiprocessing|argparse|random"
-              r"|dataclasses|enum|os|threading|queue|matplotlib|openskill)(\..*)?"),
+              r"|dataclasses|enum|os|threading|queue|matplotlib|openskill|pyspiel|open_spiel|shimmy)"
+              r"(\..*)?"),
     # a quoted annotation autodoc shows as written (dataclass fields under
     # `from __future__ import annotations`)
     ("py:class", r"'.*"),
