@@ -118,7 +118,7 @@ def test_the_check_sees_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def timid(*args: Any) -> Any:
         ot = real_tables(*args)
-        return ot._replace(rule=ot.rule._replace(threshold=0.95))
+        return ot._replace(threshold=0.95)
 
     monkeypatch.setattr(opp, "build_opponent_tables", timid)
     with pytest.raises(Mismatch, match="challenge"):

@@ -26,6 +26,7 @@ from uno_env.batch.observation import write_obs
 from uno_env.batch.opponents import (
     OPP_EXTERNAL,
     allocate_opponent_memory,
+    borrow_opponents,
     build_opponent_tables,
     opponent_act,
     opponent_reset,
@@ -74,6 +75,8 @@ def arena_kernel(s: Any, t: Any, ot: Any, om: Any, env_seeds: np.ndarray,
     first. Returns how many slots wait for an external action (0: the run is over)."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    ot, om = borrow_opponents(ot, om)
+    ot, om = as_ref(ot), as_ref(om)
     S = s.S
     waiting = 0
     for j in range(slot_game.shape[0]):

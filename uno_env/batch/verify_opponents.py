@@ -60,7 +60,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
     s, t = v._s, v._t
     ot = build_opponent_tables(v._game, v.layout, t)
     om = allocate_opponent_memory(num_envs, num_players, t.nf)
-    rule_kind = ot.rule.act[R_KIND]
+    rule_kind = ot.act[R_KIND]
     # what a chosen action is, for the tally (RuleAgent's kinds by name)
     kind_names = {rule.K_PLAY: "play", rule.K_PLAY_TWO: "play-two",
                   rule.K_PLAY_FLEX: "play-flex", rule.K_COLOR: "color",
@@ -106,7 +106,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                 res.by_kind[k] += 1
                 if k == "play" and phase in OUT_OF_TURN:
                     res.by_kind[OUT_OF_TURN[phase]] += 1
-                if ot.rule.act[R_EFFECT, got] == EC_FLIP and rule_kind[got] in rule._PLAYS:
+                if ot.act[R_EFFECT, got] == EC_FLIP and rule_kind[got] in rule._PLAYS:
                     res.by_kind["play: a Flip card"] += 1
                 if t.challenge_a >= 0 and mask[i, t.challenge_a]:
                     res.by_kind["bluff estimate" + (" from memory" if remembers else "")] += 1
