@@ -20,7 +20,9 @@ The contract (stable; the vector env and evaluation build on it):
   game ``i``'s ``seat``: the generator is ``random.Random(seed)`` (any int64; CPython seeds
   with ``abs(seed)``) and the rule memory is cleared. ``opponent_clear(om, i, seat)`` is
   ``agent.reset()`` alone. :func:`set_random_state` / :func:`random_state` (Python) copy a
-  seat's generator from / to ``random.Random.getstate()`` form.
+  seat's generator from / to ``random.Random.getstate()`` form. (``SingleAgentEnv.reset``
+  draws ``rng.integers(2**63)`` for every opponent seat that has a ``seed`` method, the
+  rule agent's included, whose ``seed`` does nothing: pass that draw here for both kinds.)
 - Inside a fused kernel, ``ot, om = borrow_opponents(ot, om)`` then ``as_ref(ot)``,
   ``as_ref(om)`` (as ``uno_env.batch.step`` does with the state and tables) spares reference
   counting and copies of the tuples on every call.
