@@ -61,12 +61,16 @@ def _env_for(task: GameTask) -> Any:
     return env
 
 
-def _seats(task: GameTask) -> list[Any]:
+def _seats(task: GameTask, tracker: Tracker | None) -> list[Any]:
     key = _config_key(task)
-    return [seat_for(key, task.agents[s], s, task.variant, task.num_players,
-                     task.agent_seeds[s], task.options, task.limits, task.isolate, task.cwd,
-                     task.trusted)
-            for s in range(task.num_players)]
+    out = []
+    for s in range(task.num_players):
+        if tracker is not None:
+            tracker.turn(s)
+        out.append(seat_for(key, task.agents[s], s, task.variant, task.num_players,
+                            task.agent_seeds[s], task.options, task.limits, task.isolate,
+                            task.cwd, task.trusted))
+    return out
 
 
 def _forfeit(task: GameTask, seat: int, player: Any, fault: AgentFault) -> dict[str, Any]:
@@ -81,8 +85,9 @@ def _forfeit(task: GameTask, seat: int, player: Any, fault: AgentFault) -> dict[
 
 
 class Tracker(Protocol):
-    """Told, as a game goes, whose agent is being waited for and each action taken, so
-    that the host can record the game of a worker that dies (:mod:`.pool`)."""
+    """Told, as a game goes, whose turn it is (the seat whose agent is loaded, started,
+    asked or told the result, or whose move the engine is playing) and each action taken,
+    so that the host can record the game of a worker that dies (:mod:`.pool`)."""
 
     def turn(self, seat: int) -> None: ...
 
@@ -98,7 +103,7 @@ def play_game(task: GameTask, tracker: Tracker | None = None) -> dict[str, Any]:
     t0 = time.perf_counter()
     env = _env_for(task)
     env.reset(seed=task.seed, options={"deck": list(task.deck), "dealer": task.dealer})
-    players = _seats(task)
+    players = _seats(task, tracker)
     try:
         return _play_seats(task, env, players, t0, tracker)
     except BaseException:  # Ctrl-C or a bug: leave no agent process behind
@@ -124,9 +129,9 @@ def _play_seats(task: GameTask, env: Any, players: list[Any], t0: float,
     while forfeit is None and not engine.is_over and not any(env.truncations.values()):
         name = env.agent_selection
         seat = env.agent_name_mapping[name]
-        obs = env.observe(name)
         if tracker is not None:
             tracker.turn(seat)
+        obs = env.observe(name)
         try:
             action = players[seat].act(env, obs["observation"], obs["action_mask"],
                                        len(actions))

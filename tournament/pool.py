@@ -27,7 +27,7 @@ then the actions."""
 
 
 class WorkerDied(RuntimeError):
-    """A worker died outside any agent's turn: no agent to blame (the log keeps the rest)."""
+    """A game killed two workers before any seat's turn: no agent to blame."""
 
 
 class _Shared:
@@ -57,7 +57,6 @@ def _serve(conn: Any, array: Any, initializer: Callable[[], None]) -> None:
             return
         if task is None:
             return
-        array[_SEAT], array[_COUNT] = -1, 0
         try:
             conn.send(("ok", play_game(task, shared)))
         except Exception as err:  # noqa: BLE001 - a bug in the host code: the host raises it
@@ -75,22 +74,22 @@ class _Worker:
         self.task: GameTask | None = None
 
     def give(self, task: GameTask) -> None:
+        """Send a task; the host clears the progress first, so a worker that dies before
+        it reads the task leaves no stale actions of its last game."""
+        self.array[_SEAT], self.array[_COUNT] = -1, 0
         self.task = task
         self.conn.send(task)
 
     def lost(self) -> dict[str, Any] | None:
-        """The record of the game this dead worker was playing (None: it was idle)."""
+        """The record of the game this dead worker was playing (None: it was idle, or
+        still dealing, before any seat's turn)."""
         task, self.task = self.task, None
-        if task is None:
-            return None
         seat = int(self.array[_SEAT])
+        if task is None or seat < 0:
+            return None
         actions = [int(a) for a in self.array[_HEAD:_HEAD + self.array[_COUNT]]]
-        code = self.proc.exitcode
-        if seat < 0:
-            raise WorkerDied(f"the worker playing game {task.index} died (exit code {code}) "
-                               "outside any agent's turn")
-        return lost_game(task, actions, seat, f"the worker process playing this game died "
-                         f"(exit code {code}) while waiting for this agent")
+        return lost_game(task, actions, seat, "the worker process playing this game died "
+                         f"(exit code {self.proc.exitcode}) in this agent's turn")
 
     def stop(self) -> None:
         with contextlib.suppress(OSError):
@@ -108,6 +107,7 @@ def play_on_workers(tasks: list[GameTask], workers: int,
     ctx = multiprocessing.get_context("spawn")
     capacity = max(t.max_steps or DEFAULT_MAX_STEPS for t in tasks)
     queue = deque(tasks)
+    retried: set[int] = set()
     pool: list[_Worker] = []
     try:
         for _ in range(min(workers, len(tasks))):
@@ -133,7 +133,15 @@ def play_on_workers(tasks: list[GameTask], workers: int,
                         w.task = None
                 if w.task is not None or not w.proc.is_alive():  # it died
                     w.proc.join(timeout=5)
-                    record = record if w.task is None else w.lost()
+                    if w.task is not None:
+                        task = w.task
+                        record = w.lost()
+                        if record is None:  # before any turn: deal it again, once
+                            if task.index in retried:
+                                raise WorkerDied(f"game {task.index} killed two workers "
+                                                 "before any agent's turn")
+                            retried.add(task.index)
+                            queue.appendleft(task)
                     w.conn.close()
                     w = pool[i] = _Worker(ctx, capacity, initializer)
                 if record is not None:

@@ -49,7 +49,7 @@ shown. A symlink (``/bin -> usr/bin`` on merged-/usr systems) is recreated as a 
 TRUSTED_FLAG = "--trusted-agents"
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(ValueError):
     """This host cannot build agent sandboxes (the runner refuses untrusted agents)."""
 
 
