@@ -41,7 +41,7 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
         records = run_tournament(cfg, progress=False)
         ok = 0
         first = later = 0.0
-        lingered = 0
+        lingered = others = 0
         for rec in records:
             mine = [s for s, a in enumerate(rec["agents"]) if a == spec]
             f = rec["result"]["forfeit"]
@@ -63,6 +63,7 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
                     first = max(first, t["first_ms"])
                     later = max(later, t["max_ms"])
                 lingered += t.get("exited") is False
+                others += bool(t.get("other_processes"))
         lines.append(f"  process per {process}: {len(records)} games, {ok} without a forfeit; "
                      f"first move at most {first:.0f} ms (limit {lim.first_move * 1000:.0f}), "
                      f"other moves at most {later:.1f} ms (limit {lim.move * 1000:.0f})")
@@ -71,6 +72,10 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
         if lingered:
             warnings.append(f"process per {process}: {lingered} times the agent did not exit "
                             "within 0.5 s of its stdin closing (it was killed)")
+        if others:
+            warnings.append(f"process per {process}: {others} times the agent had other "
+                            "processes still running when its game ended (the sandbox "
+                            "killed them; without one they would outlive the tournament)")
     return lines, errors, warnings
 
 

@@ -167,6 +167,7 @@ class ProcessSeat:
         self.moves = 0
         self.total = self.first = self.slowest = 0.0
         self.exited: bool | None = None
+        self.others: int | None = None
 
     def begin(self, env: Any, game: int, seat: int, seed: int) -> None:
         if self.proc is not None and self.proc.alive and self.limits.process == "match":
@@ -214,6 +215,8 @@ class ProcessSeat:
             return
         with contextlib.suppress(AgentFault):  # the game is decided: a late fault is moot
             self.proc.send(result)
+        if self.proc.tree is not None:  # its first process, the agent, and any it started
+            self.others = max(0, self.proc.tree.usage()[2] - 2)
         if self.limits.process == "game":
             self.exited = self.proc.close()
 
@@ -228,7 +231,8 @@ class ProcessSeat:
     def timing(self) -> dict[str, Any] | None:
         return {"moves": self.moves, "total_ms": round(self.total * 1000, 1),
                 "first_ms": round(self.first * 1000, 1), "max_ms": round(self.slowest * 1000, 1),
-                "bank_left_ms": round(self.bank * 1000, 1), "exited": self.exited}
+                "bank_left_ms": round(self.bank * 1000, 1), "exited": self.exited,
+                "other_processes": self.others}
 
 
 _AGENTS: dict[tuple[str, str, int], Any] = {}
