@@ -134,8 +134,8 @@ def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     p.add_argument("--first-move-time", type=float, default=default(d.first_move),
                    help=f"seconds for an agent's first decision (default {d.first_move})")
     p.add_argument("--memory-mb", type=int, default=default(d.memory_mb),
-                   help=f"address-space limit per agent process, MiB; 0: none "
-                        f"(default {d.memory_mb})")
+                   help=f"address-space limit per agent process, MiB, and in the sandbox "
+                        f"of its processes' memory together; 0: none (default {d.memory_mb})")
     p.add_argument("--cpu-time", type=float, default=default(d.cpu),
                    help=f"CPU seconds per agent per game; 0: none (default {d.cpu})")
     p.add_argument(TRUSTED_FLAG, action="store_true",

@@ -83,13 +83,16 @@ def check_agent(spec: str, variant: str, num_players: int, options: dict[str, An
 
 def agent_files(spec: str, argv: list[str], cwd: str) -> list[str]:
     """The host files a sandboxed agent sees besides the system and the Python runtime: the
-    program and the files named on its command line; for a hosted Python spec, its
+    program (given by its path) and the files named on its command line; for a hosted
+    Python spec, its
     checkpoint (``ppo:PATH``, ``sb3:PATH``) or its module (``py:MODULE:NAME``)."""
     from uno_env.tournament.sandbox import named_paths
 
     if spec.startswith(CMD_PREFIX):
-        program = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
-        return named_paths([program or argv[0], *argv[1:]], cwd)
+        # a bare program name is looked up on PATH inside the sandbox, among the system's
+        # and the Python runtime's programs (a pyenv shim on the host's PATH would need all
+        # of pyenv): a program elsewhere is named by its path
+        return named_paths(argv if os.sep in argv[0] else argv[1:], cwd)
     kind, _, rest = spec.partition(":")
     if kind == "py":
         import importlib.util

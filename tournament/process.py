@@ -45,9 +45,11 @@ class Limits:
     first_move: float = 10.0
     """Time for an agent's first decision of a game (it includes the process start-up)."""
     memory_mb: int | None = 2048
-    """Address-space limit (``RLIMIT_AS``); node needs about 750 MiB of it to start."""
+    """Address-space limit per process (``RLIMIT_AS``; node needs about 750 MiB of it to
+    start); in a sandbox also the limit of its processes' memory together."""
     cpu: float | None = 60.0
-    """CPU seconds per game (``RLIMIT_CPU``): catches agents that burn several cores."""
+    """CPU seconds per game (``RLIMIT_CPU``; in a sandbox also of its processes together):
+    catches agents that burn several cores."""
     process: str = "game"
     """``game``: a fresh process for every game; ``match``: a process serves the games its
     worker plays for that agent and seat (restarted after any fault)."""

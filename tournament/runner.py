@@ -264,7 +264,7 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
     for spec in dict.fromkeys(config.agents):  # a bad spec or checkpoint fails here, once
         check_agent(spec, config.variant, config.players, config.options, os.getcwd())
     if not config.trusted_agents and config.uses_processes:
-        require_sandbox()
+        require_sandbox(os.getcwd())
     log: GameLog | None = None
     done: dict[int, dict[str, Any]] = {}
     if out is not None:

@@ -178,9 +178,15 @@ def problem() -> str | None:
     return None
 
 
-def require() -> None:
+def require(cwd: str | None = None) -> None:
     """Raise :class:`SandboxUnavailable`, saying why and what to do, when sandboxes cannot
-    be built here."""
+    be built here, or would show every agent the tournament's folder ``cwd``."""
+    where = os.path.abspath(cwd or os.getcwd())
+    for path in (*SYSTEM_PATHS, *_runtime_paths()):
+        if os.path.isdir(path) and not os.path.islink(path) and _holds(path, where):
+            raise SandboxUnavailable(
+                f"the tournament's folder {where} lies in {path}, which every sandboxed "
+                "agent sees: start the tournament from another folder")
     why = problem()
     if why is not None:
         raise SandboxUnavailable(
