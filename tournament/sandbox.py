@@ -99,7 +99,9 @@ def command(argv: Sequence[str], cwd: str, env: dict[str, str], files: Iterable[
     exe = shutil.which("bwrap")
     if exe is None:
         raise SandboxUnavailable(problem() or "bwrap is not installed")
-    args = [exe, "--unshare-all", "--unshare-user", "--disable-userns",
+    # no user namespaces inside (bwrap >= 0.8; older ones still drop every capability)
+    nested = ["--disable-userns"] if _version(exe) >= (0, 8) else []
+    args = [exe, "--unshare-all", "--unshare-user", *nested,
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL",
             "--die-with-parent", "--new-session", "--info-fd", str(info_fd),
             "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
@@ -121,6 +123,17 @@ def command(argv: Sequence[str], cwd: str, env: dict[str, str], files: Iterable[
     return [*args, "--", *argv]
 
 
+@functools.cache
+def _version(exe: str) -> tuple[int, ...]:
+    """``bwrap --version`` as numbers ("bubblewrap 0.8.0" -> (0, 8, 0)); () if unknown."""
+    try:
+        text = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10,
+                              check=False).stdout
+        return tuple(int(x) for x in text.split()[-1].split("."))
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return ()
+
+
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The whole environment of a sandboxed agent: the host's ``PATH`` and locale, a home
     in the private ``/tmp``, and ``extra``; nothing else of the host's environment."""
@@ -137,10 +150,11 @@ def read_child_pid(fd: int, timeout: float = 10.0) -> int | None:
     """The host pid of the sandbox's first process, from ``--info-fd`` (None: bwrap failed
     before starting it; its reason is on its stderr)."""
     data = b""
+    poll = select.poll()
+    poll.register(fd, select.POLLIN | select.POLLHUP)
     try:
         while b"}" not in data:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
+            if not poll.poll(round(timeout * 1000)):
                 return None
             chunk = os.read(fd, 4096)
             if not chunk:
