@@ -312,6 +312,7 @@ class AgentProcess:
         trusted: its session), stop the watcher, close every pipe."""
         if self.tree is not None:
             self.tree.kill()
+            self.tree.wait(timeout=5)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -253,8 +253,19 @@ class Tree:
         self.baseline += self.usage()[1]
 
     def kill(self) -> None:
+        if self.pidfd < 0:
+            return
         with contextlib.suppress(ProcessLookupError, OSError):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until the first process has exited, which it does only once every other
+        process of the namespace is gone; False if it is still there after ``timeout``."""
+        if self.pidfd < 0:  # closed: it was waited for
+            return True
+        poll = select.poll()
+        poll.register(self.pidfd, select.POLLIN)
+        return bool(poll.poll(round(timeout * 1000)))
 
     def close(self) -> None:
         if self.pidfd >= 0:
