@@ -12,6 +12,7 @@ import http.server
 import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -31,7 +32,8 @@ from uno_env.tournament.process import Limits
 from uno_env.tournament.runner import DEFAULT_MAX_STEPS, TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTILE = "tests/hostile_agents/hostile.py"
+HOSTILE_DIR = "tests/hostile_agents"
+HOSTILE = f"{HOSTILE_DIR}/hostile.py"
 FAST = {"move_time": 0.5, "bank_time": 1.0, "first_move_time": 5.0, "isolate_python": False}
 """Short limits; ``rule`` stays in process."""
 
@@ -291,6 +293,17 @@ def test_an_agent_sees_its_own_files_read_only_and_a_private_tmp(tmp_path: Path)
         "        print(json.dumps({'action': msg['legal'][0]}), flush=True)\n")
     spec = f"cmd:{sys.executable} {probe} {own}"
     records = _run(["rule", spec])
+    assert all(r["result"]["forfeit"] is None for r in records), [
+        r["result"]["forfeit"] for r in records]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build the agent")
+def test_a_compiled_agent_given_by_its_path_plays(tmp_path: Path) -> None:
+    binary = tmp_path / "bin" / "first_legal"
+    binary.parent.mkdir()
+    subprocess.run(["cc", "-O1", "-o", str(binary), str(ROOT / HOSTILE_DIR / "first_legal.c")],
+                   check=True)
+    records = _run(["rule", f"cmd:{binary}"])
     assert all(r["result"]["forfeit"] is None for r in records), [
         r["result"]["forfeit"] for r in records]
 
