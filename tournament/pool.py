@@ -73,12 +73,17 @@ class _Worker:
         child.close()
         self.task: GameTask | None = None
 
-    def give(self, task: GameTask) -> None:
-        """Send a task; the host clears the progress first, so a worker that dies before
-        it reads the task leaves no stale actions of its last game."""
+    def give(self, task: GameTask) -> bool:
+        """Send a task (False: the worker has died). The host clears the progress first, so
+        a worker that dies before it reads the task leaves no stale actions of its last
+        game."""
         self.array[_SEAT], self.array[_COUNT] = -1, 0
+        try:
+            self.conn.send(task)
+        except OSError:
+            return False
         self.task = task
-        self.conn.send(task)
+        return True
 
     def lost(self) -> dict[str, Any] | None:
         """The record of the game this dead worker was playing (None: it was idle, or
@@ -109,11 +114,19 @@ def play_on_workers(tasks: list[GameTask], workers: int,
     queue = deque(tasks)
     retried: set[int] = set()
     pool: list[_Worker] = []
+
+    def assign(i: int) -> None:
+        """Give worker ``i`` the next game, replacing it if it has died meanwhile."""
+        while queue and not pool[i].give(queue[0]):
+            pool[i].stop()
+            pool[i] = _Worker(ctx, capacity, initializer)
+        if queue:
+            queue.popleft()
+
     try:
-        for _ in range(min(workers, len(tasks))):
-            w = _Worker(ctx, capacity, initializer)
-            w.give(queue.popleft())
-            pool.append(w)
+        for i in range(min(workers, len(tasks))):
+            pool.append(_Worker(ctx, capacity, initializer))
+            assign(i)
         while any(w.task is not None for w in pool):
             busy = [w for w in pool if w.task is not None]
             ready = set(multiprocessing.connection.wait(
@@ -143,11 +156,10 @@ def play_on_workers(tasks: list[GameTask], workers: int,
                             retried.add(task.index)
                             queue.appendleft(task)
                     w.conn.close()
-                    w = pool[i] = _Worker(ctx, capacity, initializer)
+                    pool[i] = _Worker(ctx, capacity, initializer)
                 if record is not None:
                     yield record
-                if queue:
-                    w.give(queue.popleft())
+                assign(i)
     finally:
         for w in pool:
             w.stop()
