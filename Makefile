@@ -8,10 +8,12 @@ STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
 # web: FastAPI/uvicorn for `uno-env serve` and Playwright for the browser tests (which run
 # against Debian's chromium when it is installed; .ci/run installs it).
-EXTRAS := train,tournament,bench,dev,web,ray
+EXTRAS := train,tournament,bench,dev,web,ray,openspiel,docs
 # ray: the tournament tests run a local Ray cluster (tests/test_tournament_ray.py)
+# openspiel: OpenSpiel and Shimmy, for tests/test_openspiel.py (uno_env.integrations.openspiel)
+# docs: Sphinx, furo and MyST for `make docs` (tests/test_docs_site.py builds the site too)
 
-.PHONY: venv demo test lint fix typecheck bench clean
+.PHONY: venv demo test lint fix typecheck bench docs clean
 
 venv: $(STAMP)
 
@@ -45,9 +47,14 @@ test: venv
 	$(BIN)/mypy
 	$(BIN)/pytest -rs
 
+# The documentation site, offline, warnings as errors, nitpicky references: open
+# docs/_build/html/index.html. tests/test_docs_site.py runs the same build in `make test`.
+docs: venv
+	$(BIN)/python -m sphinx -W -n --keep-going -b html docs docs/_build/html
+
 bench: venv
 	$(BIN)/uno-env bench
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist docs/_build docs/_autosummary *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

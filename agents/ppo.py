@@ -15,7 +15,7 @@ from uno_env.agents.policy import PolicyNet, config_key, load_policy
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
 LEGACY_RULES = {"voluntary_draw": True, "catch_window": "turn"}
-"""What the engine did before these options existed (RULES.md G-draw, G-uno): a policy file
+"""What the engine did before these options existed (G-draw, G-uno): a policy file
 whose options lack a key was trained with this value."""
 
 

@@ -1,4 +1,4 @@
-"""The ISMCTS agent's results table and strength-versus-budget curve (README, Agents).
+"""The ISMCTS agent's results table and strength-versus-budget curve (docs/results.md).
 
 Plays ``uno-env evaluate``-style matches (every deal twice, seats swapped, 95% Wilson
 intervals) and writes ``OUT/ismcts_results.json`` and ``OUT/ismcts_budget_curve.png``:

@@ -16,7 +16,7 @@ File format (``tests/golden/<variant>-<case>.json``, UTF-8 JSON)::
 
 * The game is ``uno_env.raw_env(variant, num_players, **options)`` reset with
   ``reset(seed=seed)`` (the env seeder is ``SplitMix64(seed)``, the game seed its first
-  ``next_u64()``: the README's seeding scheme). ``actions`` were chosen by a seeded random
+  ``next_u64()``: the seeding of docs/environments.md). ``actions`` were chosen by a seeded random
   policy (:func:`policy_action`); a replay only needs them, not the policy.
 * ``<obs>``: :func:`observation_digest` of the acting agent's (``agent_selection``)
   observation vector (float32), its action mask (int8) and the step rewards of every agent
@@ -63,7 +63,7 @@ def _cases() -> list[tuple[str, str, dict[str, Any], tuple[int, ...], int]]:
                  and k != "allow_more_players"}
         out += [
             (v, "default", {}, counts, 3),
-            # the two options of issue 10 flipped, catching as a decision
+            # voluntary_draw (G-draw) and catch_window (G-uno) flipped, catching as a decision
             (v, "draw-catch", {"voluntary_draw": not spec["voluntary_draw"].default,
                                "catch_window": other_window, "uno_catch": "decision"},
              (2, 3, hi), 3),

@@ -1,4 +1,4 @@
-"""Fixed-deck scenario building for the rule tests (RULES.md ids in test names).
+"""Fixed-deck scenario building for the rule tests (rule ids of docs/games/ in test names).
 
 ``make_deck`` turns "who holds what, what is turned up, what lies on the draw pile" into a
 full deck order for ``env.reset(options={"deck": ..., "dealer": ...})``; every card not named

@@ -1,4 +1,4 @@
-"""The batch engine against the Python engine, decision by decision (issue 12).
+"""The batch engine against the Python engine, decision by decision (docs/architecture.md).
 
 Every variant over its configuration matrix (every option value, 2/3/4/max players, reward
 and episode modes, max_steps): observation, mask, current player, rewards, termination,

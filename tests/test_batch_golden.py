@@ -1,5 +1,5 @@
 """The golden playthroughs (tests/golden/) replayed through the batch engine: the same
-digests after every decision as the Python engine recorded (issue 12)."""
+digests after every decision as the Python engine recorded (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``uno-env evaluate --seating one``: one agent against a field of another, its seat rotated
-over each deal (how the 4-player agent of issue 13 is measured)."""
+over each deal (how the 4-player agent of docs/results.md is measured)."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_flat_mode_spaces_and_errors() -> None:
 
 
 def test_api_test_in_flat_mode_warns_nothing() -> None:
-    """The README's claim: api_test's two warnings are about the dict observation only."""
+    """The claim of docs/environments.md: api_test's two warnings are about the dict observation only."""
     import warnings
 
     from pettingzoo.test import api_test

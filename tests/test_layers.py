@@ -124,7 +124,7 @@ def _layer(module: str) -> str:
 
 
 def test_layers_import_only_downwards() -> None:
-    """uno_env <- agents <- training, tournament (issue 11 item 6)."""
+    """uno_env <- agents <- training, tournament (docs/architecture.md, The layers)."""
     below = {"uno_env": (), "agents": ("uno_env",)}
     for m in MODULES:
         top = _layer(m)

@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 TOPS = ("agents", "training", "tournament")
-# modules that need an extra the wheel test does not install (web, ray, bench, integrations)
+# modules that need an extra the wheel test does not install (web, ray, bench, integrations,
+# openspiel)
 OPTIONAL = {"fastapi", "starlette", "pydantic", "uvicorn", "playwright", "httpx", "httpx2",
-            "ray", "rlcard", "tianshou", "supersuit"}
+            "ray", "rlcard", "tianshou", "supersuit", "pyspiel", "open_spiel", "shimmy"}
 # what is not the project's source: virtualenvs, caches, and (at the top) run outputs
 SKIP = {".venv", ".git", "build", "dist", "node_modules", "__pycache__", ".mypy_cache",
         ".ruff_cache", ".hypothesis", ".pytest_cache"}

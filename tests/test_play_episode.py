@@ -1,4 +1,4 @@
-"""``uno_env.play.play_episode``: the one observe-act-step loop (issue 11 item 7)."""
+"""``uno_env.play.play_episode``: the one observe-act-step loop (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The seat's view of the table (ansi render, ``uno-env play``, ``uno-env replay --seat``) is
-drawn from that seat's observation and shows exactly what it holds (issue 20, F-visibility,
+drawn from that seat's observation and shows exactly what it holds (docs/environments.md, F-visibility,
 X-power)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scenario tests for classic UNO (RULES.md section C), each from a fixed deck order."""
+"""Scenario tests for classic UNO (docs/games/classic.md), each from a fixed deck order."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ def one_card_left(variant: str, last_two: list[str], **options: Any) -> raw_env:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_g_draw_defaults(variant: str) -> None:
-    """Off for classic (seeds 002/004), on for Flip, Flex and Express."""
+    """Off for classic (G-draw), on for Flip, Flex and Express."""
     opts = raw_env(variant, 2).options
     assert opts["voluntary_draw"] is (variant != "classic")
     assert opts["catch_window"] == ("until-out" if variant == "classic" else "turn")

@@ -1,4 +1,4 @@
-"""Scenario tests for UNO Express (RULES.md section E), each from a fixed deck order, plus
+"""Scenario tests for UNO Express (docs/games/express.md), each from a fixed deck order, plus
 snapshot/restore inside a jump-in window and seeded random-play checks at 2, 3, 4 and 6 players.
 
 Express card names: ``red-draw-one``, ``wild-draw-two`` and the classic ``red-7``,

@@ -1,4 +1,4 @@
-"""Scenario tests for UNO Flex! (RULES.md section X), each from a fixed deck order.
+"""Scenario tests for UNO Flex! (docs/games/flex.md), each from a fixed deck order.
 
 A Flex card kind is a whole physical card: ``green-2/yellow-2`` (normal face / flex face),
 ``red-3*`` (a number card with the Power Card flip symbol), ``wild-all-flip``. The action
@@ -80,7 +80,7 @@ def face_index(env: raw_env, kind: str) -> int:
 # --- X-deck ----------------------------------------------------------------------------------
 
 def expected_flex_deck() -> Counter[str]:
-    """The deck of RULES.md "Deck lists" (Flex), written out independently of the engine."""
+    """The deck of docs/games/flex.md (X-deck), written out independently of the engine."""
     steps = {1: -1, 2: -1, 3: -1, 4: 2, 5: 2, 6: 2, 7: 1, 8: 1, 9: 1}
     deck: Counter[str] = Counter()
     for ci, c in enumerate(COLORS):
@@ -806,7 +806,7 @@ def _matches(face: str, active: str, top_symbol: str) -> bool:
 
 
 def oracle_plays(e: raw_env) -> set[str]:
-    """The legal play actions of the player to act, from RULES.md G-match, X-flex-play and
+    """The legal play actions of the player to act, from G-match, X-flex-play and
     X-drawn-only, computed from card names."""
     g = e.engine
     names = e.game.card_names

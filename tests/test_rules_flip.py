@@ -1,4 +1,4 @@
-"""Scenario tests for UNO Flip (RULES.md section F), each from a fixed deck order.
+"""Scenario tests for UNO Flip (docs/games/flip.md), each from a fixed deck order.
 
 A physical Flip card is named ``light|dark`` (``red-7|teal-skip-everyone``). Scenarios name
 cards by a *spec*: the full name, ``"red-7|*"`` (some card whose light face is red-7) or

@@ -1,4 +1,4 @@
-"""Scenario tests for the general rules (RULES.md section G), played on the classic deck.
+"""Scenario tests for the general rules (docs/games/index.md), played on the classic deck.
 
 Every scenario is dealt from a fixed deck order (``scenario_helpers.make_deck``); each test
 name carries the rule id it pins down (``G-uno`` -> ``test_g_uno_...``).

@@ -225,7 +225,7 @@ def test_gymnasium_and_sb3_check_env_pass(variant: str, num_players: int) -> Non
 
 
 def test_import_uno_env_loads_neither_agents_nor_training() -> None:
-    """Layers (issue 11): the gym id is registered by a string entry point."""
+    """Layers (docs/architecture.md): the gym id is registered by a string entry point."""
     import subprocess
     import sys
 

@@ -22,7 +22,7 @@ def test_wilson_known_values() -> None:
 @pytest.mark.parametrize("n", range(1, 201))
 def test_wilson_contains_its_estimate_exactly_at_0_and_1(n: int) -> None:
     # the textbook formula rounds to a lower bound of 5.6e-17 at p=0, n=3 and an upper bound
-    # of 0.9999999999999999 at p=1, n=10 (issue 18)
+    # of 0.9999999999999999 at p=1, n=10 (docs/tournaments.md, Report)
     lo, hi = wilson(0.0, n)
     assert lo == 0.0 and 0.0 < hi < 1.0
     lo, hi = wilson(1.0, n)

@@ -313,7 +313,7 @@ def test_cli_writes_the_reports(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_a_tournament_one_agent_wins_outright_writes_every_file(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # issue 18's run: rule wins all 6 games, both randoms none; the textbook Wilson bounds
+    # a run that broke the report (docs/tournaments.md): rule wins all 6 games, both randoms none; the textbook Wilson bounds
     # rounded past the estimates and matplotlib refused the negative error bar
     out = tmp_path / "t"
     assert uno_main(["tournament", "--variant", "flip", "--players", "3", "--agents",

@@ -1,7 +1,7 @@
 """The web pages in a real browser: Debian's chromium, headless, driven by Playwright.
 
 Skipped (saying so) where chromium is not installed. Each page is also photographed; run
-with ``UNO_ENV_SCREENSHOTS=1`` to refresh the pictures under ``docs/`` that the README shows.
+with ``UNO_ENV_SCREENSHOTS=1`` to refresh the pictures under ``docs/`` that docs/browser.md shows.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def new_page(browser: Any, errors: list[str]) -> Any:
 
 
 def shoot(page: Any, tmp: Path, name: str) -> None:
-    """Photograph the page; with UNO_ENV_SCREENSHOTS=1 also into docs/ (the README's)."""
+    """Photograph the page; with UNO_ENV_SCREENSHOTS=1 also into docs/ (docs/browser.md's)."""
     shot = page.screenshot(path=str(tmp / name))
     assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000  # a picture, not blank
     if os.environ.get("UNO_ENV_SCREENSHOTS") == "1":
@@ -137,7 +137,7 @@ def test_a_replay_steps_through_the_game(browser: Any, logs: dict[str, Path], va
     assert drawn == [len(h) for h in frame["h"]]
     _variant_marks(page, variant, record)
     assert errors == [] and all(u.startswith("file:") for u in requests)
-    if variant == "flip":  # the README's picture: Flip from a seat, both sides in view
+    if variant == "flip":  # docs/browser.md's picture: Flip from a seat, both sides in view
         page.keyboard.press("0")
         page.select_option("#speed", "700")
         page.evaluate("document.activeElement.blur(); REPLAY.go(Math.min(6, REPLAY.data.moves.length))")

@@ -80,4 +80,4 @@ if "gymnasium" in sys.modules:
 __all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError",
            "ObservationLayout", "State", "VectorEnv", "env", "find_variant", "list_variants",
            "raw_env", "register_gym", "vector_env"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -37,7 +37,7 @@ DEFAULT_MAX_STEPS = 500_000
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
-    """UNO as an AEC game. Agents are ``player_0..player_{N-1}``; see the README for the
+    """UNO as an AEC game. Agents are ``player_0..player_{N-1}``; see docs/environments.md for the
     observation and action layouts."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
@@ -126,7 +126,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         pile first) and ``dealer`` (a seat); other keys are ignored."""
         if seed is not None or self._seeder is None:
             self._seeder = SplitMix64(secrets.randbits(64) if seed is None else seed)
-        game_seed = self._seeder.next_u64()  # seed s -> game seed: the README's seeding
+        game_seed = self._seeder.next_u64()  # seed s -> game seed: docs/environments.md's seeding
         opts = options or {}
         self._game = State(self.game, seed=game_seed, deck=opts.get("deck"),
                            dealer=opts.get("dealer"))
@@ -291,7 +291,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # --- snapshot ---------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
-        """The whole episode as JSON-serialisable data (see the README for the keys)."""
+        """The whole episode as JSON-serialisable data (see docs/environments.md for the keys)."""
         g = self.engine
         data = g.to_dict()
         data["hands"] = {self.possible_agents[s]: h for s, h in enumerate(data["hands"])}

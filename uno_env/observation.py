@@ -1,7 +1,7 @@
 """Observations: named pieces laid out in one flat vector, sizes from the variant.
 
 The same :class:`ObservationLayout` that fills the vector decodes it (``layout.decode``), so
-agents read pieces by name (``obs["hand"]``) and the README's table is generated from it.
+agents read pieces by name (``obs["hand"]``) and the docs' observation tables are generated from it.
 Everything is relative to the observer: other players appear in seat order after them
 (``+1`` is the next seat clockwise).
 """

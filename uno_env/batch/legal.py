@@ -1,4 +1,4 @@
-"""The legal decisions of the player to act (RULES.md "Decisions the environment exposes"),
+"""The legal decisions of the player to act (docs/games/index.md, its decisions list),
 mirroring ``State._compute_legal``; ``settle`` takes single-action decisions for the player."""
 
 from __future__ import annotations

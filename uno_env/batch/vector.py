@@ -39,7 +39,7 @@ _INT64 = np.dtype(np.int64)
 
 
 class VectorEnv:
-    """``num_envs`` games of one configuration; see the README's "Vector env" section."""
+    """``num_envs`` games of one configuration; see docs/vector-env.md."""
 
     def __init__(self, variant: str = "classic", num_players: int = 2, num_envs: int = 1,
                  *, observations: bool = True, autoreset: bool = True,
@@ -64,7 +64,7 @@ class VectorEnv:
             raise ValueError(f"parallel must be True or False, got {parallel!r}")
         # Opt-in: games on numba's threads (NUMBA_NUM_THREADS). It pays from a few hundred
         # games on idle cores; on oversubscribed cores numba's OpenMP layer spins and loses
-        # (see the README). The games are bit for bit the same either way.
+        # (see docs/benchmarks.md). The games are bit for bit the same either way.
         self.parallel = parallel
         self.layout = raw.layout
         self.action_meanings = list(raw.action_meanings)

@@ -6,9 +6,11 @@
 - :mod:`uno_env.integrations.tianshou`: ``CreditedPettingZooEnv``, Tianshou's
   ``PettingZooEnv`` with every agent's final reward on a transition of its own (Tianshou
   otherwise books a loss on the winner's transition). Needs ``tianshou``.
+- :mod:`uno_env.integrations.openspiel`: registers every variant as a Python OpenSpiel game
+  (``python_uno_<variant>``) when imported. Needs ``open_spiel`` (docs/openspiel.md).
 
 Importing this package imports no RL library.
 
 Gymnasium, Stable-Baselines3, SuperSuit and CleanRL-style loops need no adapter:
-see the README's "Using uno-env with ..." and ``examples/``.
+see docs/environments.md "Using uno-env with ..." and ``examples/``.
 """

@@ -1,6 +1,6 @@
 """The action table of one (variant, player count, options): index <-> meaning <-> decision.
 
-Every decision in RULES.md "Decisions the environment exposes" that the options enable has a
+Every decision listed in docs/games/index.md that the options enable has a
 fixed index, so the action space is one ``Discrete(n)`` per configuration.
 """
 

@@ -11,7 +11,7 @@ engine (the compiled batch engine) reproduces a game bit for bit from the same s
 - ``shuffle(xs)``: Fisher–Yates from the end: for ``i = len-1 .. 1``, ``j = below(i + 1)``,
   swap ``xs[i]`` and ``xs[j]``.
 
-Seeding (see the README): an int seed ``s`` gives the state ``s mod 2**64``.
+Seeding (see docs/environments.md): an int seed ``s`` gives the state ``s mod 2**64``.
 """
 
 from __future__ import annotations

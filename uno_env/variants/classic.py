@@ -1,4 +1,4 @@
-"""Classic UNO (RULES.md section C)."""
+"""Classic UNO (docs/games/classic.md)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ class Classic(Variant):
     aliases = ("uno",)
     options = {
         **COMMON_OPTIONS,
-        # seeds 002/004: "draw a card if you have no card to play"; "if nobody notices
-        # before you play your last card, you are not penalised" (RULES.md G-draw, G-uno)
+        # the printed classic rules: "draw a card if you have no card to play"; "if nobody notices
+        # before you play your last card, you are not penalised" (G-draw, G-uno)
         "catch_window": Option("until-out", ("turn", "until-out"),
                                help=COMMON_OPTIONS["catch_window"].help),
         "voluntary_draw": Option(False, BOOL, help=COMMON_OPTIONS["voluntary_draw"].help),

@@ -1,4 +1,4 @@
-"""UNO Express (RULES.md section E): hands of 5, jump-in, Draw One, reverse back, 250 points."""
+"""UNO Express (docs/games/express.md): hands of 5, jump-in, Draw One, reverse back, 250 points."""
 
 from __future__ import annotations
 

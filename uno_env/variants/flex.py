@@ -1,4 +1,4 @@
-"""UNO Flex! (RULES.md section X): Power Cards, flex faces, targeted draws."""
+"""UNO Flex! (docs/games/flex.md): Power Cards, flex faces, targeted draws."""
 
 from __future__ import annotations
 

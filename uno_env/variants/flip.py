@@ -1,4 +1,4 @@
-"""UNO Flip (RULES.md section F): 112 two-sided cards, light and dark side."""
+"""UNO Flip (docs/games/flip.md): 112 two-sided cards, light and dark side."""
 
 from __future__ import annotations
 
