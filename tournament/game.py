@@ -87,7 +87,8 @@ def _forfeit(task: GameTask, seat: int, player: Any, fault: AgentFault) -> dict[
 class Tracker(Protocol):
     """Told, as a game goes, whose turn it is (the seat whose agent is loaded, started,
     asked or told the result, or whose move the engine is playing) and each action taken,
-    so that the host can record the game of a worker that dies (:mod:`.pool`)."""
+    so that the host can record the game of a worker that dies
+    (:mod:`uno_env.tournament.pool`)."""
 
     def turn(self, seat: int) -> None: ...
 
