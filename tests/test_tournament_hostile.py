@@ -130,8 +130,12 @@ def test_a_sandboxed_agent_cannot_signal_the_host(mark: str) -> None:
     spec = _spec(mark, "killhost")
     records = _run(["rule", spec], games=4, workers=2)
     assert len(records) == 4
-    # its parent is the first process of its PID namespace, which ignores the signal
+    # its parent is the first process of its PID namespace, which ignores the signal; the
+    # games are those of an agent that plays the same moves and attacks nothing
     assert all(r["result"]["forfeit"] is None for r in records)
+    benign = _run(["rule", f"cmd:{sys.executable} tests/faulty_agent.py ok"], games=4)
+    assert [(r["actions"], r["result"]) for r in records] == [
+        (r["actions"], r["result"]) for r in benign]
     lines, errors, _ = check(spec, games=1, limits=Limits(move=0.5, first_move=5.0))
     assert errors == [] and "2 games, 2 without a forfeit" in lines[1]
 
