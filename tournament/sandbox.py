@@ -12,9 +12,9 @@ namespace's first process kills every process the agent started.
 Memory and CPU limits hold for the whole tree: each process keeps the host's ``RLIMIT_AS``
 and ``RLIMIT_CPU``, and :class:`Tree` measures the namespace's processes together (their
 proportional set size and CPU time) every :data:`POLL_S` seconds, so the host kills the
-sandbox when the sum passes the limit. (cgroups would be exact, but this machine mounts
-cgroup v1 with no controllers in its cgroup v2 hierarchy; polling works wherever ``bwrap``
-does.)
+sandbox when the sum passes the limit. (cgroups would be exact, but the machines this is
+developed and tested on mount cgroup v1 with no controller in their cgroup v2 hierarchy;
+polling works wherever ``bwrap`` does; docs/sandbox.md says what it leaves.)
 """
 
 from __future__ import annotations
