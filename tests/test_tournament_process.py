@@ -224,7 +224,9 @@ def test_sigkill_and_resume_give_the_same_log(tmp_path: Path) -> None:
     os.killpg(p.pid, signal.SIGKILL)
     p.wait(timeout=30)
     assert log.read_bytes().count(b"\n") < 6
-    time.sleep(0.2)  # the agents die with the runner (PR_SET_PDEATHSIG)
+    deadline = time.monotonic() + 5  # the agents die with the runner (PR_SET_PDEATHSIG, and
+    while _agent_processes() and time.monotonic() < deadline:  # then their sandboxes)
+        time.sleep(0.05)
     assert not _agent_processes()
     resumed = subprocess.run([*cmd, "--out", str(cut), "--resume"], cwd=ROOT, env=env,
                              capture_output=True, timeout=300)

@@ -22,7 +22,7 @@ from uno_env.tournament.web.session import Session  # noqa: E402
 
 @pytest.fixture()
 def client() -> TestClient:
-    return TestClient(create_app(["rule", "random"]))
+    return TestClient(create_app(["rule", "random"]), base_url="http://localhost")
 
 
 def start(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -165,6 +165,9 @@ def test_a_malformed_action_request_is_422_and_changes_nothing(client: TestClien
     ({"opponents": ["rule"], "seat": 2}, 400, "seat must be 0-1"),
     ({"opponents": ["rule"], "options": {"stacking": "maybe"}}, 400, "option stacking"),
     ({"opponents": ["rule"], "options": {"nope": 1}}, 400, "unknown option 'nope'"),
+    ({"opponents": ["rule"], "variant": "uno-x", "options": {"stacking": "on"}}, 400,
+     "unknown variant 'uno-x'; allowed"),
+    ({"opponents": ["rule"], "options": {"stacking": {"a": [1]}}}, 400, "option stacking"),
     ({"opponents": "rule"}, 422, "opponents"),
     ({}, 422, "opponents: Field required"),
 ])
@@ -174,6 +177,17 @@ def test_a_bad_new_game_is_refused(client: TestClient, body: dict[str, Any], sta
     assert r.status_code == status, r.text
     assert message in r.json()["error"]
     assert not client.app.state.games  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("host", ["evil.example", "localhost.evil.example", "10.0.0.1"])
+def test_a_foreign_host_header_is_refused(client: TestClient, host: str) -> None:
+    """DNS rebinding: a page of another site must not reach the local server."""
+    for r in (client.get("/api/config", headers={"Host": host}),
+              client.post("/api/games", json={"opponents": ["rule"]}, headers={"Host": host})):
+        assert r.status_code == 400, r.text
+    assert not client.app.state.games  # type: ignore[attr-defined]
+    for local in ("localhost:8000", "127.0.0.1:8000"):
+        assert client.get("/api/config", headers={"Host": local}).status_code == 200
 
 
 def test_the_record_is_given_only_once_the_game_is_over(client: TestClient) -> None:

@@ -18,14 +18,16 @@ from uno_env.tournament.process import Limits
 
 def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
           seed: int = 0, options: dict[str, Any] | None = None, opponent: str = "random",
-          limits: Limits | None = None) -> tuple[list[str], list[str], list[str]]:
+          limits: Limits | None = None,
+          trusted: bool = False) -> tuple[list[str], list[str], list[str]]:
     """Play the games; return (report lines, errors, warnings)."""
     from uno_env.tournament.runner import TournamentConfig, run_tournament
 
     lim = limits or Limits()
     lines: list[str] = [f"check-agent {spec}: {variant}, {players} players, against "
                         f"{opponent}; limits: move {lim.move} s, bank {lim.bank} s, first move "
-                        f"{lim.first_move} s, memory {lim.memory_mb} MiB, cpu {lim.cpu} s"]
+                        f"{lim.first_move} s, memory {lim.memory_mb} MiB, cpu {lim.cpu} s; "
+                        f"{'trusted: no sandbox' if trusted else 'sandboxed'}"]
     errors: list[str] = []
     warnings: list[str] = []
     for process in ("game", "match"):
@@ -34,11 +36,12 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
             options=dict(options or {}), duplicate=False, max_steps=3000, move_time=lim.move,
             bank_time=lim.bank, first_move_time=lim.first_move, memory_mb=lim.memory_mb,
             cpu_time=lim.cpu, agent_process=process,
-            isolate_python=not spec.startswith("cmd:"))  # the opponent plays in process
+            isolate_python=not spec.startswith("cmd:"),  # the opponent plays in process
+            trusted_agents=trusted)
         records = run_tournament(cfg, progress=False)
         ok = 0
         first = later = 0.0
-        lingered = 0
+        lingered = others = 0
         for rec in records:
             mine = [s for s, a in enumerate(rec["agents"]) if a == spec]
             f = rec["result"]["forfeit"]
@@ -60,6 +63,7 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
                     first = max(first, t["first_ms"])
                     later = max(later, t["max_ms"])
                 lingered += t.get("exited") is False
+                others += bool(t.get("other_processes"))
         lines.append(f"  process per {process}: {len(records)} games, {ok} without a forfeit; "
                      f"first move at most {first:.0f} ms (limit {lim.first_move * 1000:.0f}), "
                      f"other moves at most {later:.1f} ms (limit {lim.move * 1000:.0f})")
@@ -68,6 +72,10 @@ def check(spec: str, variant: str = "classic", players: int = 2, games: int = 4,
         if lingered:
             warnings.append(f"process per {process}: {lingered} times the agent did not exit "
                             "within 0.5 s of its stdin closing (it was killed)")
+        if others:
+            warnings.append(f"process per {process}: {others} times the agent had other "
+                            "processes still running when its game ended (the sandbox "
+                            "killed them; without one they would outlive the tournament)")
     return lines, errors, warnings
 
 
@@ -105,7 +113,7 @@ def cmd_check_agent(a: argparse.Namespace) -> int:
                      cpu=a.cpu_time or None)
     limits.validate()
     lines, errors, warnings = check(a.spec, a.variant, a.players, a.games, a.seed, options,
-                                    a.opponent, limits)
+                                    a.opponent, limits, a.trusted_agents)
     print("\n".join(lines))
     for w in warnings:
         print(f"warning: {w}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from uno_env.tournament.process import PROCESS_LIFETIMES, Limits
+from uno_env.tournament.sandbox import TRUSTED_FLAG
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
@@ -70,6 +71,7 @@ def parse_options(variant: str, items: Iterable[str]) -> dict[str, Any]:
 
 # --- tournament -----------------------------------------------------------------------------
 def add_tournament_parser(sub: Any) -> None:
+    from uno_env.tournament.runner import DEFAULT_MAX_STEPS
     from uno_env.variants import list_variants
 
     p = sub.add_parser(
@@ -94,7 +96,8 @@ def add_tournament_parser(sub: Any) -> None:
     p.add_argument("--option", action="append", default=[], metavar="K=V",
                    help="rule option, repeatable (e.g. --option stacking=true)")
     p.add_argument("--max-steps", type=int, default=None,
-                   help="cut games after this many decisions (no winner)")
+                   help="cut games after this many decisions (no winner; recorded as "
+                        f"truncated; default {DEFAULT_MAX_STEPS:,})")
     p.add_argument("--random-deals", action="store_true",
                    help="a fresh deal for every game instead of duplicate deals")
     p.add_argument("--workers", type=int, default=None,
@@ -131,15 +134,18 @@ def add_limit_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     p.add_argument("--first-move-time", type=float, default=default(d.first_move),
                    help=f"seconds for an agent's first decision (default {d.first_move})")
     p.add_argument("--memory-mb", type=int, default=default(d.memory_mb),
-                   help=f"address-space limit per agent process, MiB; 0: none "
-                        f"(default {d.memory_mb})")
+                   help=f"address-space limit per agent process, MiB, and in the sandbox "
+                        f"of its processes' memory together; 0: none (default {d.memory_mb})")
     p.add_argument("--cpu-time", type=float, default=default(d.cpu),
                    help=f"CPU seconds per agent per game; 0: none (default {d.cpu})")
+    p.add_argument(TRUSTED_FLAG, action="store_true",
+                   help="run agent processes without a sandbox (docs/sandbox.md): only for "
+                        "agents you trust, or on a host that cannot build sandboxes")
 
 
 def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
     """The tournament configuration from the YAML file and flags, and the output folder."""
-    from uno_env.tournament.runner import TournamentConfig, load_config
+    from uno_env.tournament.runner import DEFAULT_MAX_STEPS, TournamentConfig, load_config
 
     data: dict[str, Any] = {}
     if a.config is not None:
@@ -158,6 +164,7 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         cfg = load_config(out)
         cfg.workers = a.workers or min(8, os.cpu_count() or 1)
         cfg.backend = a.backend or cfg.backend
+        cfg.trusted_agents = a.trusted_agents
         return cfg, out
     known = {"variant", "players", "agents", "games", "seed", "options", "duplicate",
              "max_steps", "workers", "backend", "out", *LIMIT_KEYS}
@@ -178,9 +185,11 @@ def config_from_args(a: argparse.Namespace) -> tuple[Any, Path | None]:
         seed=a.seed if a.seed is not None else int(data.get("seed", 0)),
         options=options,
         duplicate=False if a.random_deals else bool(data.get("duplicate", True)),
-        max_steps=a.max_steps if a.max_steps is not None else data.get("max_steps"),
+        max_steps=a.max_steps if a.max_steps is not None else data.get("max_steps",
+                                                                        DEFAULT_MAX_STEPS),
         workers=a.workers or int(data.get("workers") or min(8, os.cpu_count() or 1)),
         backend=a.backend or data.get("backend", "local"),
+        trusted_agents=a.trusted_agents,
         **_limits(a, data),
     )
     return cfg, out

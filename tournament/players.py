@@ -8,6 +8,8 @@ any failure is an :class:`~uno_env.tournament.protocol.AgentFault` that forfeits
 * :class:`ProcessSeat`: a program spoken to over the stdio protocol, with the limits of
   :class:`~uno_env.tournament.process.Limits`: every ``cmd:PROGRAM ARGS`` spec, and the Python
   specs too when the tournament sets a time limit (they run in :mod:`uno_env.tournament.host`).
+  Unless the agents are trusted, each process runs in a sandbox
+  (:mod:`uno_env.tournament.sandbox`) that shows it :func:`agent_files` only.
 """
 
 from __future__ import annotations
@@ -79,6 +81,30 @@ def check_agent(spec: str, variant: str, num_players: int, options: dict[str, An
                          f"{err}") from err
 
 
+def agent_files(spec: str, argv: list[str], cwd: str) -> list[str]:
+    """The host files a sandboxed agent sees besides the system and the Python runtime: the
+    program (given by its path) and the files named on its command line; for a hosted
+    Python spec, its
+    checkpoint (``ppo:PATH``, ``sb3:PATH``) or its module (``py:MODULE:NAME``)."""
+    from uno_env.tournament.sandbox import named_paths
+
+    if spec.startswith(CMD_PREFIX):
+        # a bare program name is looked up on PATH inside the sandbox, among the system's
+        # and the Python runtime's programs (a pyenv shim on the host's PATH would need all
+        # of pyenv): a program elsewhere is named by its path
+        return named_paths(argv if os.sep in argv[0] else argv[1:], cwd)
+    kind, _, rest = spec.partition(":")
+    if kind == "py":
+        import importlib.util
+
+        found = importlib.util.find_spec(rest.partition(":")[0].split(".")[0])
+        places = [] if found is None else list(found.submodule_search_locations or [])
+        if found is not None and found.origin and not places:
+            places = [found.origin]
+        return named_paths(places, cwd)
+    return named_paths([rest], cwd) if rest else []
+
+
 def host_command(spec: str) -> list[str]:
     """The argv that serves a Python spec over the protocol."""
     return [sys.executable, "-m", "uno_env.tournament.host", spec]
@@ -132,8 +158,10 @@ class ProcessSeat:
     """An agent program: the time limits and bank of one game, over :class:`AgentProcess`."""
 
     def __init__(self, argv: list[str], limits: Limits, cwd: str | None,
-                 env: dict[str, str] | None) -> None:
+                 env: dict[str, str] | None, files: list[str] | None = None) -> None:
+        """``files``: run sandboxed, showing the agent these host files (None: trusted)."""
         self.argv, self.limits, self.cwd, self.env = argv, limits, cwd, env
+        self.files = files
         self.proc: AgentProcess | None = None
         self._reset_clock()
 
@@ -142,13 +170,15 @@ class ProcessSeat:
         self.moves = 0
         self.total = self.first = self.slowest = 0.0
         self.exited: bool | None = None
+        self.others: int | None = None
 
     def begin(self, env: Any, game: int, seat: int, seed: int) -> None:
         if self.proc is not None and self.proc.alive and self.limits.process == "match":
             self.proc.renew_cpu()
         else:
             self.close()
-            self.proc = AgentProcess(self.argv, self.limits, self.cwd, self.env)
+            self.proc = AgentProcess(self.argv, self.limits, self.cwd, self.env,
+                                     sandboxed=self.files is not None, files=self.files or ())
         self._reset_clock()
         self.proc.send(protocol.hello(env, seat, game, seed, self.limits.message()))
 
@@ -188,6 +218,8 @@ class ProcessSeat:
             return
         with contextlib.suppress(AgentFault):  # the game is decided: a late fault is moot
             self.proc.send(result)
+        if self.proc.tree is not None:  # its first process, the agent, and any it started
+            self.others = max(0, self.proc.tree.usage()[2] - 2)
         if self.limits.process == "game":
             self.exited = self.proc.close()
 
@@ -202,28 +234,35 @@ class ProcessSeat:
     def timing(self) -> dict[str, Any] | None:
         return {"moves": self.moves, "total_ms": round(self.total * 1000, 1),
                 "first_ms": round(self.first * 1000, 1), "max_ms": round(self.slowest * 1000, 1),
-                "bank_left_ms": round(self.bank * 1000, 1), "exited": self.exited}
+                "bank_left_ms": round(self.bank * 1000, 1), "exited": self.exited,
+                "other_processes": self.others}
 
 
 _AGENTS: dict[tuple[str, str, int], Any] = {}
-_PROCESSES: dict[tuple[str, str, int, Limits], ProcessSeat] = {}
+_PROCESSES: dict[tuple[str, str, int, Limits, bool], ProcessSeat] = {}
+_HOSTED_ENV = ("PYTHONPATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+"""What a sandboxed hosted Python agent gets of :func:`host_environment`."""
 
 
 def seat_for(config_key: str, spec: str, seat: int, variant: str, num_players: int,
              seed: int, options: dict[str, Any], limits: Limits, isolate: bool,
-             cwd: str | None) -> InProcessSeat | ProcessSeat:
+             cwd: str | None, trusted: bool = False) -> InProcessSeat | ProcessSeat:
     """The seat of ``spec`` for one game. In-process agents with a ``seed`` method are kept
     between games (one per seat) and reseeded; others are built afresh with the seed.
-    Processes are kept between games only in ``match`` mode."""
+    Processes are kept between games only in ``match`` mode; unless ``trusted``, each runs
+    in a sandbox."""
     is_cmd = spec.startswith(CMD_PREFIX)
     if is_cmd or isolate:
         argv, env = (command(spec), None) if is_cmd else (host_command(spec),
                                                           host_environment())
+        files = None if trusted else agent_files(spec, argv, cwd or os.getcwd())
+        if not trusted:
+            env = {k: env[k] for k in _HOSTED_ENV if k in env} if env else None
         if limits.process != "match":
-            return ProcessSeat(argv, limits, cwd, env)
-        pkey = (config_key, spec, seat, limits)
+            return ProcessSeat(argv, limits, cwd, env, files)
+        pkey = (config_key, spec, seat, limits, trusted)
         if pkey not in _PROCESSES:
-            _PROCESSES[pkey] = ProcessSeat(argv, limits, cwd, env)
+            _PROCESSES[pkey] = ProcessSeat(argv, limits, cwd, env, files)
         return _PROCESSES[pkey]
     key = (config_key, spec, seat)
     agent = _AGENTS.get(key)

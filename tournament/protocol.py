@@ -113,8 +113,11 @@ def parse_answer(line: bytes, legal: list[int]) -> int:
     shown = line[:80].decode("utf-8", "replace")
     try:
         msg = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise AgentFault("invalid", f"answer is not JSON: {shown!r}") from None
+    except (ValueError, RecursionError) as err:  # bad JSON or UTF-8, a 5000-digit
+        # integer (int's digit limit), 20,000 nested brackets: the answer's fault, never ours
+        why = "" if isinstance(err, json.JSONDecodeError) else f" ({type(err).__name__}: " \
+            f"{str(err)[:80]})"
+        raise AgentFault("invalid", f"answer is not JSON: {shown!r}{why}") from None
     if not isinstance(msg, dict):
         raise AgentFault("invalid", f"answer must be a JSON object like {{\"action\": 3}}, "
                                     f"got {shown!r}")

@@ -5,10 +5,13 @@ so the same tournament gives the same records whichever backend plays it and how
 workers there are; results are ordered by game index and rated in that order.
 
 Nothing is lost: every finished game is appended to ``games.jsonl`` in the output folder
-as soon as it ends (one JSON line, see :mod:`uno_env.tournament.replay`); a tournament stopped by
-Ctrl-C, a killed process or a dead worker continues from that log with ``resume=True`` and
-ends with exactly the records of an uninterrupted run. An agent that fails (a timeout, a
-crash, an invalid answer: see :mod:`uno_env.tournament.game`) forfeits that game only.
+as soon as it ends (one JSON line, see :mod:`uno_env.tournament.replay`), by this process
+only; a tournament stopped by Ctrl-C or a killed process continues from that log with
+``resume=True`` and ends with exactly the records of an uninterrupted run. An agent that
+fails (a timeout, a crash, an invalid answer: see :mod:`uno_env.tournament.game`) forfeits
+that game only; a worker process that dies is replaced, and its game is a crash forfeit of
+the agent it was waiting for (:mod:`uno_env.tournament.pool`). Agent processes run in
+sandboxes unless ``trusted_agents`` (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -21,19 +24,24 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from uno_env.tournament.game import GameTask, play_game
-from uno_env.tournament.players import check_agent, close_processes
+from uno_env.tournament.players import CMD_PREFIX, check_agent, close_processes
 from uno_env.tournament.players import load_agent as load_agent  # re-exported: play.py loads agents
+from uno_env.tournament.pool import WorkerDied, play_on_workers
 from uno_env.tournament.process import Limits
+from uno_env.tournament.sandbox import require as require_sandbox
 from uno_env.tournament.schedule import Fixture, agent_seed, cycle_length, make_deal, make_schedule
 
 BACKENDS = ("local", "ray")
+DEFAULT_MAX_STEPS = 20_000
+"""A tournament game ends after this many decisions unless ``max_steps`` says otherwise:
+recorded as truncated (no winner, ratings unchanged). Games between sensible agents are a
+few hundred decisions; random agents rarely pass 20,000 (docs/sandbox.md), and the env's
+own cap (500,000) is minutes of a worker's time."""
 LOG_NAME = "games.jsonl"
 META_NAME = "tournament.json"
 
@@ -53,7 +61,7 @@ class TournamentConfig:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     duplicate: bool = True
-    max_steps: int | None = None
+    max_steps: int | None = DEFAULT_MAX_STEPS
     move_time: float | None = None
     """Seconds per decision for agents in their own processes (None: 1 s, and the Python
     specs play in this process, unlimited; a number: every agent plays in a process)."""
@@ -66,6 +74,8 @@ class TournamentConfig:
     """Python specs in processes too; None: exactly when ``move_time`` is set."""
     workers: int = 1
     backend: str = "local"
+    trusted_agents: bool = False
+    """Agent processes without a sandbox (docs/sandbox.md): only for agents you trust."""
 
     @property
     def limits(self) -> Limits:
@@ -82,7 +92,7 @@ class TournamentConfig:
     def identity(self) -> dict[str, Any]:
         """The settings the results depend on (what ``--resume`` must find unchanged)."""
         d = asdict(self)
-        del d["workers"], d["backend"]
+        del d["workers"], d["backend"], d["trusted_agents"]
         d["options"] = dict(sorted(self.options.items()))
         return d
 
@@ -102,6 +112,11 @@ class TournamentConfig:
             raise ValueError(f"max_steps must be None or >= 1, got {self.max_steps}")
         self.limits.validate()
         Game(self.variant, self.players, **self.options)  # variant, player count, options
+
+    @property
+    def uses_processes(self) -> bool:
+        """Whether any agent plays in a process of its own (a sandbox, unless trusted)."""
+        return self.isolate or any(a.startswith(CMD_PREFIX) for a in self.agents)
 
     @property
     def names(self) -> list[str]:
@@ -141,7 +156,7 @@ def make_tasks(config: TournamentConfig) -> list[GameTask]:
             agents=tuple(config.agents[a] for a in fx.seats),
             agent_seeds=tuple(agent_seed(config.seed, fx.index, s)
                               for s in range(config.players)),
-            limits=limits, isolate=config.isolate, cwd=cwd,
+            limits=limits, isolate=config.isolate, cwd=cwd, trusted=config.trusted_agents,
         ))
     return out
 
@@ -248,6 +263,8 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
     tasks = make_tasks(config)
     for spec in dict.fromkeys(config.agents):  # a bad spec or checkpoint fails here, once
         check_agent(spec, config.variant, config.players, config.options, os.getcwd())
+    if not config.trusted_agents and config.uses_processes:
+        require_sandbox(os.getcwd())
     log: GameLog | None = None
     done: dict[int, dict[str, Any]] = {}
     if out is not None:
@@ -268,10 +285,10 @@ def run_tournament(config: TournamentConfig, out: Path | None = None, resume: bo
                 log.append(rec)
             if bar is not None:
                 bar.update(1)
-    except BrokenProcessPool as err:
+    except WorkerDied as err:
         where = f"; {len(done)}/{len(tasks)} games are saved in {log.path}" if log else ""
-        raise TournamentInterrupted(f"a worker process died ({err}){where}; run again with "
-                                    "--resume to play the rest") from err
+        raise TournamentInterrupted(f"{err}{where}; run again with --resume to play the "
+                                    "rest") from err
     finally:
         close = getattr(games, "close", None)
         if close is not None:
@@ -301,32 +318,7 @@ def _play(tasks: list[GameTask], config: TournamentConfig) -> Iterator[dict[str,
         return _play_ray(tasks, config.workers)
     if config.workers == 1:
         return (play_game(t) for t in tasks)
-    return _play_processes(tasks, config.workers)
-
-
-def _play_processes(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
-    """Games over spawned processes, yielded as they finish (a few queued per worker)."""
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx,
-                               initializer=_init_worker)
-    pending: set[Future[dict[str, Any]]] = set()
-    queue = iter(tasks)
-    try:
-        for t in queue:
-            pending.add(pool.submit(play_game, t))
-            if len(pending) >= 4 * workers:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                yield fut.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(pool.submit(play_game, nxt))
-    finally:
-        for fut in pending:
-            fut.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+    return play_on_workers(tasks, config.workers, _init_worker)
 
 
 def _play_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:

@@ -2,8 +2,11 @@
 
 FastAPI serves one page (``static/play.html``) and a small JSON API; the game
 logic is :class:`~uno_env.tournament.web.session.Session`. The server binds to 127.0.0.1 unless told
-otherwise, offers only the agents it was started with (a page cannot make it import code),
-and answers bad input with a 4xx and ``{"error": message}``, leaving the game unchanged:
+otherwise, answers only requests whose ``Host`` is ``localhost`` or ``127.0.0.1`` (or the
+address it was told to serve on: a page from another site cannot reach it through DNS
+rebinding), offers only the agents it was started with (a page cannot make it import
+code), and answers bad input with a 4xx and ``{"error": message}``, leaving the game
+unchanged:
 
 - ``POST /api/games`` ``{"variant", "opponents": [spec, ...], "seat", "seed"?, "options"?}``
 - ``GET /api/games/ID``: the person's view, legal actions and the table's log
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, StrictInt
 from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from uno_env import Game, list_variants
 from uno_env.tournament.cli import coerce_option
@@ -34,6 +39,8 @@ from uno_env.tournament.web.pages import replay_html
 from uno_env.tournament.web.session import Refused, Session
 from uno_env.tournament.web.view import card_table
 
+LOCAL_HOSTS = ("localhost", "127.0.0.1")
+"""The ``Host`` headers the app answers by default (anything else is a 400)."""
 MAX_GAMES = 64
 """Games kept in memory; the oldest finished (else oldest) one makes room for a new one."""
 
@@ -53,11 +60,14 @@ class Action(BaseModel):
     action: StrictInt
 
 
-def create_app(agents: list[str], save: Path | None = None) -> FastAPI:
-    """The app, offering ``agents`` (specs as ``uno-env tournament`` takes them)."""
+def create_app(agents: list[str], save: Path | None = None,
+               hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
+    """The app, offering ``agents`` (specs as ``uno-env tournament`` takes them), answering
+    requests for the ``hosts`` names only."""
     if not agents:
         raise ValueError("serve needs at least one agent spec for the opponents")
     app = FastAPI(title="uno-env", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     games: OrderedDict[str, Session] = OrderedDict()
     app.state.games = games
     static = resources.files("uno_env.tournament.web").joinpath("static")
@@ -111,10 +121,10 @@ def create_app(agents: list[str], save: Path | None = None) -> FastAPI:
                                f"allowed: {', '.join(agents)}")
         if not body.opponents:
             raise Refused(400, "opponents must name at least one agent")
-        options = {k: coerce_option(body.variant, k, v) for k, v in body.options.items()}
-        try:
+        try:  # an unknown variant, option or value, a bad seat: the request's fault
+            options = {k: coerce_option(body.variant, k, v) for k, v in body.options.items()}
             session = Session(body.variant, body.opponents, body.seat, body.seed, options)
-        except ValueError as err:
+        except (ValueError, TypeError, LookupError) as err:
             raise Refused(400, str(err)) from None
         if len(games) >= MAX_GAMES:
             done = [k for k, s in games.items() if s.over]

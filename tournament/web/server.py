@@ -32,17 +32,23 @@ def cmd_serve(a: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from uno_env.tournament.web.app import create_app
+        from uno_env.tournament.web.app import LOCAL_HOSTS, create_app
     except ImportError as err:
         raise ValueError(f"serve needs the web extra (pip install 'uno-env[web]'): {err}"
                          ) from None
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
     for spec in specs:
         _check_playable(spec)
-    app = create_app(specs, save=a.save)
+    local = ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
+    app = create_app(specs, save=a.save,
+                     hosts=LOCAL_HOSTS + (() if a.host in local else (a.host,)))
     print(f"uno-env: open http://{a.host}:{a.port}/ (opponents: {', '.join(specs)}); "
           "Ctrl-C stops", flush=True)
-    if a.host not in ("127.0.0.1", "localhost", "::1"):
+    if a.host in ("0.0.0.0", "::"):
+        print(f"uno-env: note: listening on {a.host}, but answering only requests for "
+              "localhost or 127.0.0.1 (the Host header); give --host ADDRESS to be reached "
+              "at that address", flush=True)
+    elif a.host not in local:
         print(f"uno-env: note: listening on {a.host}: anyone who can reach it can start and "
               "play games here", flush=True)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
