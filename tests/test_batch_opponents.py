@@ -1,6 +1,6 @@
 """The compiled opponents (``uno_env.batch.opponents``) choose exactly what the Python agents
 choose: every decision of many games in every variant, checked against ``RandomAgent`` and
-``RuleAgent`` on the same state (``uno_env.batch.verify_opponents``)."""
+``RuleAgent`` on the same state (``uno_env.training.verify_opponents``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from uno_env.batch.verify_opponents import Mismatch, OpponentDiff, run_config
+from uno_env.training.verify_opponents import Mismatch, OpponentDiff, run_config
 
 # (players, rule options): 2, 3, 4 and the most players of each variant, with the options
 # that reach the rule agent's challenge, stack, jump-in, target and colour branches

@@ -21,8 +21,14 @@ from typing import Any
 
 from uno_env.agents.base import Agent, seed_agent
 from uno_env.play import play_episode
-from uno_env.seeding import derive_seed
 from uno_env.stats import wilson_counts
+from uno_env.training.seating import (
+    agent_instance,
+    agent_seed,
+    deal_group,
+    deal_seed,
+    seat_owner,
+)
 
 
 @dataclass
@@ -85,30 +91,6 @@ def _seating_text(seating: str, num_players: int) -> str:
     return "each deal played twice, seats swapped"
 
 
-def deal_group(num_players: int, seating: str) -> int:
-    """How many games share one deal: 2 (seats swapped), or one per seat for ``"one"``."""
-    return num_players if seating == "one" else 2
-
-
-def seat_owner(game_index: int, seat: int, num_players: int = 2,
-               seating: str = "alternate") -> int:
-    """Which agent (0 = A, 1 = B) sits at ``seat`` in game ``game_index``."""
-    if seating == "one":
-        return 0 if seat == game_index % num_players else 1
-    return (seat + game_index) % 2
-
-
-def deal_seed(seed: int, game_index: int, group: int = 2) -> int:
-    """The env seed of a game: the same for every game of its group (``deal_group``)."""
-    return derive_seed(seed, game_index // group)
-
-
-def agent_seed(seed: int, game_index: int, seat: int) -> int:
-    """The seed of the agent at ``seat`` in a game (stochastic agents are reseeded per game,
-    so results do not depend on how games are split between processes)."""
-    return derive_seed(seed, game_index, seat, 1)
-
-
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, Any]:
     """A worker process's share of the games."""
     return play_games(*args)
@@ -123,7 +105,7 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
 
     e = raw_env(variant, num_players, max_steps=max_steps, **options)
     # one instance per (agent, seat): agents may remember the game they are in
-    seated = [[_instance(specs[i], variant, num_players, options, s) for i in range(2)]
+    seated = [[agent_instance(specs[i], variant, num_players, options, s) for i in range(2)]
               for s in range(num_players)]
     wins, points, shared, no_winner, truncated, decisions = [0, 0], [0.0, 0.0], 0, 0, 0, 0
     outcomes = []
@@ -154,16 +136,6 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
             on_game()
     return {"wins": wins, "points": points, "shared": shared, "no_winner": no_winner,
             "truncated": truncated, "decisions": decisions, "outcomes": outcomes}
-
-
-def _instance(spec: Any, variant: str, num_players: int, options: dict[str, Any],
-              seat: int) -> Any:
-    """An agent object as given, or a fresh one loaded from its spec."""
-    if not isinstance(spec, str):
-        return spec
-    from uno_env import agents
-
-    return agents.load(spec, variant=variant, num_players=num_players, seed=seat, **options)
 
 
 def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: str = "classic",
@@ -206,7 +178,7 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
 
     Game(variant, num_players, **opts)
     for s in specs:
-        _instance(s, variant, num_players, opts, 0)
+        agent_instance(s, variant, num_players, opts, 0)
     batch = False
     if engine != "python":
         from uno_env.training.evaluate_batch import batch_unsupported

@@ -35,9 +35,9 @@ def batch_unsupported(specs: Sequence[Any], variant: str, num_players: int,
             continue
         if not s.lower().startswith("ppo:"):
             return f"agent {spec!r} has no batch version (random, rule and ppo:... have)"
-        from uno_env.training.evaluate import _instance
+        from uno_env.training.seating import agent_instance
 
-        if not getattr(_instance(s, variant, num_players, options, 0), "greedy", False):
+        if not getattr(agent_instance(s, variant, num_players, options, 0), "greedy", False):
             return f"agent {spec!r} samples its actions (only greedy policies batch)"
     return None
 
@@ -50,8 +50,8 @@ def play_games_batch(specs: Sequence[str], variant: str, num_players: int,
     from uno_env.agents.ppo import PPOBatch
     from uno_env.batch.arena import Arena, ExternalPolicy
     from uno_env.batch.opponents import KINDS, OPP_EXTERNAL
-    from uno_env.training.evaluate import (
-        _instance,
+    from uno_env.training.seating import (
+        agent_instance,
         agent_seed,
         deal_group,
         deal_seed,
@@ -72,7 +72,7 @@ def play_games_batch(specs: Sequence[str], variant: str, num_players: int,
         kind_of[i] = KINDS.get(spec.strip().lower(), OPP_EXTERNAL)
         if kind_of[i] == OPP_EXTERNAL:
             policy_index[i] = len(policies)
-            policies.append(PPOBatch(_instance(spec, variant, n, options, 0)).act_batch)
+            policies.append(PPOBatch(agent_instance(spec, variant, n, options, 0)).act_batch)
     arena = Arena(variant, n, max_steps=max_steps, slots=max(1, min(SLOTS, len(games))),
                   **options)
 
