@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from uno_env.batch import learner_kernel as K
-from uno_env.batch import opponents_stub as O
+from uno_env.batch import opponents as O
 from uno_env.batch.cache import mark as mark_compiled
 from uno_env.batch.convert import to_state
 from uno_env.batch.layout import allocate

@@ -20,7 +20,7 @@ from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
 from uno_env.batch.layout import Batch
 from uno_env.batch.observation import write_obs
-from uno_env.batch.opponents_stub import OPP_EXTERNAL, opponent_act, opponent_reset
+from uno_env.batch.opponents import OPP_EXTERNAL, opponent_act, opponent_reset
 from uno_env.batch.pcg64 import integers, integers_2_63
 from uno_env.batch.step import new_game, step_one
 from uno_env.batch.tables import Tables
