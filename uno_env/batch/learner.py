@@ -242,7 +242,8 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             for i in np.flatnonzero(d):
                 final[i] = self.final_obs[i].copy()
             info["final_obs"], info["_final_obs"] = final, d
-            info["final_info"] = {"seat": self.final_seat.copy(), "_seat": d}
+            # as SyncVectorEnv's _add_info: zeros where no game finished
+            info["final_info"] = {"seat": np.where(d, self.final_seat, 0), "_seat": d}
         if self.copy:
             return (self.obs.copy(), self.rewards.copy(), self.terminations.copy(),
                     self.truncations.copy(), info)
