@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
 # web: FastAPI/uvicorn for `uno-env serve` and Playwright for the browser tests (which run
 # against Debian's chromium when it is installed; .ci/run installs it).
-EXTRAS := train,tournament,bench,dev,web,ray
+EXTRAS := train,tournament,bench,dev,web,ray,torchrl
 # ray: the tournament tests run a local Ray cluster (tests/test_tournament_ray.py)
 
 .PHONY: venv demo test lint fix typecheck bench clean
