@@ -30,10 +30,12 @@ from uno_env.batch.cache import mark as mark_compiled
 from uno_env.batch.convert import to_state
 from uno_env.batch.layout import allocate
 from uno_env.batch.pcg64 import load_state
+from uno_env.batch.sample import random_actions
 from uno_env.batch.step import first_illegal
 from uno_env.batch.tables import build_tables
 from uno_env.batch.vector import SUPPORTED_VARIANTS
 from uno_env.env import DEFAULT_MAX_STEPS, raw_env
+from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import IllegalActionError
 
 ILLEGAL_ACTIONS = ("lose", "raise")  # SingleAgentEnv's
@@ -135,6 +137,8 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._all = np.ones(b, np.bool_)
         self._seeded = np.zeros(b, np.bool_)
         self._entries: dict[Any, Any] = {}
+        self._sample_rng: np.ndarray | None = None
+        self._sample_out = np.zeros(b, np.int64)
 
     def _run(self, kernel: Any, *args: Any) -> Any:
         """``kernel(*args)`` through its compiled entry point, looked up once (numba's
@@ -238,9 +242,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         info = self._info(self._all)
         if finished:
             d = done.copy()
+            idx = np.flatnonzero(d)
+            rows = self.final_obs[idx]  # one copy of the finished games' rows
             final = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(d):
-                final[i] = self.final_obs[i].copy()
+            for k, i in enumerate(idx.tolist()):
+                final[i] = rows[k]
             info["final_obs"], info["_final_obs"] = final, d
             # as SyncVectorEnv's _add_info: zeros where no game finished
             info["final_info"] = {"seat": np.where(d, self.final_seat, 0), "_seat": d}
@@ -253,6 +259,18 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         """Every game's learner mask as bools, ``[num_envs, num_actions]`` (what
         ``SingleAgentEnv.action_masks()`` gives for one game)."""
         return self.mask.astype(bool)
+
+    def sample_actions(self, seed: int = 0) -> np.ndarray:
+        """Uniformly random legal learner actions, drawn by a kernel (benchmarks, random
+        baselines): game ``i`` draws from the ``i``-th output of ``SplitMix64(seed)``
+        (``seed`` counts on the first call only). The returned buffer is reused."""
+        if self._sample_rng is None:
+            gen = SplitMix64(seed)
+            self._sample_rng = np.array([gen.next_u64() for _ in range(self.num_envs)],
+                                        np.uint64)
+        self._run(random_actions, self._s.S, self._s.legal.view(np.uint64), self._sample_rng,
+                  self._sample_out)
+        return self._sample_out
 
     def game_state(self, i: int) -> Any:
         """Game ``i`` as a Python engine ``State`` (a copy), for inspection."""

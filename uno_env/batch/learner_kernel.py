@@ -20,8 +20,17 @@ from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
 from uno_env.batch.layout import Batch
 from uno_env.batch.observation import write_obs
-from uno_env.batch.opponents import OPP_EXTERNAL, opponent_act, opponent_reset
+from uno_env.batch.opponents import (
+    OPP_EXTERNAL,
+    OPP_RANDOM,
+    OpponentMemory,
+    OpponentTables,
+    opponent_act,
+    opponent_clear,
+    opponent_reset,
+)
 from uno_env.batch.pcg64 import integers, integers_2_63
+from uno_env.batch.rule_policy import RuleTables
 from uno_env.batch.step import new_game, step_one
 from uno_env.batch.tables import Tables
 
@@ -50,6 +59,23 @@ def allocate_learner(b: int, n: int, pool: list[int]) -> Learner:
                    kinds=np.full((b, n), OPP_EXTERNAL, np.int64),
                    pcg=np.zeros((b, 6), np.uint64), live=np.zeros(b, np.uint8),
                    bad=np.zeros(1, np.int64), pool=np.array(pool, np.int64))
+
+
+@njit(cache=True, error_model="numpy")
+def _borrowed(lr: Learner, om: OpponentMemory, ot: OpponentTables) -> tuple[
+        Learner, OpponentMemory, OpponentTables]:
+    """The learner, opponent memory and opponent tables without reference counting
+    (``uno_env.batch.borrow``): numba counted every access to their arrays otherwise."""
+    r = ot.rule
+    return (Learner(borrow(lr.seat), borrow(lr.carry), borrow(lr.kinds), borrow(lr.pcg),
+                    borrow(lr.live), borrow(lr.bad), borrow(lr.pool)),
+            OpponentMemory(borrow(om.mt), borrow(om.mti), borrow(om.prev_discard),
+                           borrow(om.prev_color), borrow(om.has_prev), borrow(om.scratch)),
+            OpponentTables(RuleTables(
+                borrow(r.act), borrow(r.base), borrow(r.play_order), borrow(r.face),
+                borrow(r.deck_color), r.num_cards, r.track, r.threshold, r.k_play,
+                r.k_play_two, r.k_play_flex, r.k_draw, r.k_pass, r.k_color, r.k_target,
+                r.k_challenge, r.k_accept, r.k_uno, r.k_catch)))
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -85,8 +111,13 @@ def new_episode(s: Batch, t: Tables, ot: object, om: object, lr: Learner, i: int
             if p == seat:
                 lr.kinds[i, p] = OPP_EXTERNAL
                 continue
-            lr.kinds[i, p] = lr.pool[integers(pcg, i, lr.pool.shape[0])]
-            opponent_reset(om, i, p, integers_2_63(pcg, i))
+            kind = lr.pool[integers(pcg, i, lr.pool.shape[0])]
+            lr.kinds[i, p] = kind
+            agent_seed = integers_2_63(pcg, i)  # drawn for every opponent, as UNO-v0 does
+            if kind == OPP_RANDOM:
+                opponent_reset(om, i, p, agent_seed)
+            else:  # the rule agent draws nothing: seeding its Mersenne Twister (~2,000 word
+                opponent_clear(om, i, p)  # operations) would be a third of a decision's time
         done = advance(s, t, ot, om, lr, i)
         if done < 0:
             return BAD_OPPONENT
@@ -117,7 +148,9 @@ def reset_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
     continuing); 0, or a status with the game in ``lr.bad[0]``."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
-    obs, mask = borrow(obs), borrow(mask)
+    b_lr, b_om, b_ot = _borrowed(lr, om, ot)
+    lr, om, ot = as_ref(b_lr), as_ref(b_om), as_ref(b_ot)
+    obs, mask, which = borrow(obs), borrow(mask), borrow(which)
     for j in range(which.shape[0]):
         if not which[j]:
             continue
@@ -142,8 +175,11 @@ def step_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
     actions first when illegal actions must raise)."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
+    b_lr, b_om, b_ot = _borrowed(lr, om, ot)
+    lr, om, ot = as_ref(b_lr), as_ref(b_om), as_ref(b_ot)
     obs, mask, final_obs = borrow(obs), borrow(mask), borrow(final_obs)
     rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
+    actions = borrow(actions)
     finished = 0
     for j in range(actions.shape[0]):
         i = unsigned(j)
