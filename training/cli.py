@@ -57,6 +57,10 @@ def add_evaluate_parser(subparsers: Any) -> None:
     p.add_argument("--seating", choices=["alternate", "one"], default="alternate",
                    help="alternate: seats A, B, A, ... and swapped; one: A in one seat and B "
                    "in every other, A's seat rotated (one agent against a field)")
+    p.add_argument("--engine", choices=["auto", "batch", "python"], default="auto",
+                   help="auto (default): the compiled batch engine when both agents are "
+                   "random, rule or a ppo: policy, else the Python loop; python: force the "
+                   "Python loop (same games, same results)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_evaluate)
@@ -138,6 +142,6 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     result = evaluate(specs[0], specs[1], a.games, variant=a.variant, num_players=a.players,
                       seed=a.seed, options=options_dict(a.option), workers=a.workers,
                       max_steps=a.max_steps, progress=not a.no_progress and sys.stderr.isatty(),
-                      seating=a.seating)
+                      seating=a.seating, engine=a.engine)
     print(to_json(result) if a.json else result.format())
     return 0

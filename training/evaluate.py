@@ -75,6 +75,7 @@ class EvalResult:
 
 
 SEATINGS = ("alternate", "one")
+ENGINES = ("auto", "batch", "python")
 
 
 def _seating_text(seating: str, num_players: int) -> str:
@@ -125,6 +126,7 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
     seated = [[_instance(specs[i], variant, num_players, options, s) for i in range(2)]
               for s in range(num_players)]
     wins, points, shared, no_winner, truncated, decisions = [0, 0], [0.0, 0.0], 0, 0, 0, 0
+    outcomes = []
     group = deal_group(num_players, seating)
     for k in range(start, stop):
         e.reset(seed=deal_seed(seed, k, group))
@@ -147,10 +149,11 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
             shared += 1
         else:
             no_winner += 1
+        outcomes.append((tuple(g.scores), tuple(g.winners()), episode.truncated, episode.steps))
         if on_game is not None:
             on_game()
     return {"wins": wins, "points": points, "shared": shared, "no_winner": no_winner,
-            "truncated": truncated, "decisions": decisions}
+            "truncated": truncated, "decisions": decisions, "outcomes": outcomes}
 
 
 def _instance(spec: Any, variant: str, num_players: int, options: dict[str, Any],
@@ -166,7 +169,8 @@ def _instance(spec: Any, variant: str, num_players: int, options: dict[str, Any]
 def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: str = "classic",
              num_players: int = 2, seed: int = 0, options: dict[str, Any] | None = None,
              workers: int = 1, max_steps: int | None = None,
-             progress: bool = False, seating: str = "alternate") -> EvalResult:
+             progress: bool = False, seating: str = "alternate",
+             engine: str = "auto") -> EvalResult:
     """Play ``games`` games between A and B (specs such as ``"rule"`` or agent objects).
 
     ``seating``: ``"alternate"`` (A, B, A, ... and swapped) or ``"one"`` (A in one seat,
@@ -175,6 +179,11 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
     ``workers > 1`` splits the games over processes (agents must then be given as specs).
     ``max_steps`` truncates games after that many decisions (a truncated game has no
     winner and counts as a loss for both).
+
+    ``engine``: ``"batch"`` plays on the compiled batch engine (agents ``random``, ``rule``,
+    greedy ``ppo:...`` only; one process, ``workers`` unused), ``"python"`` the Python
+    loop, ``"auto"`` (default) the batch engine when the agents allow it. Both give the same
+    games and the same results (``training/evaluate_batch.py``).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be an integer >= 1, got {games!r}")
@@ -182,6 +191,8 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if seating not in SEATINGS:
         raise ValueError(f"unknown seating {seating!r}; choose one of {', '.join(SEATINGS)}")
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     opts = dict(options or {})
     specs = [agent_a, agent_b]
     if workers > 1 and not all(isinstance(s, str) for s in specs):
@@ -196,6 +207,14 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
     Game(variant, num_players, **opts)
     for s in specs:
         _instance(s, variant, num_players, opts, 0)
+    batch = False
+    if engine != "python":
+        from uno_env.training.evaluate_batch import batch_unsupported
+
+        why = batch_unsupported(specs, variant, num_players, opts)
+        if why is not None and engine == "batch":
+            raise ValueError(f"engine='batch' cannot play these games: {why}")
+        batch = why is None
     bar: Any = None
     if progress:
         from tqdm import tqdm
@@ -203,7 +222,13 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
         bar = tqdm(total=games, unit="game")
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
-    if workers == 1:
+    if batch:
+        from uno_env.training.evaluate_batch import play_games_batch
+
+        tick = None if bar is None else (lambda: bar.update(1))
+        parts.append(play_games_batch([str(x) for x in specs], variant, num_players, opts,
+                                      seed, 0, games, max_steps, tick, seating))
+    elif workers == 1:
         tick = None if bar is None else (lambda: bar.update(1))
         parts.append(play_games(specs, variant, num_players, opts, seed, 0, games, max_steps,
                                 tick, seating))
@@ -234,7 +259,8 @@ def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: st
         agents=results, shared=sum(p["shared"] for p in parts),
         no_winner=sum(p["no_winner"] for p in parts),
         truncated=sum(p["truncated"] for p in parts),
-        decisions=sum(p["decisions"] for p in parts), seconds=seconds, seating=seating)
+        decisions=sum(p["decisions"] for p in parts), seconds=seconds, seating=seating,
+        extra={"engine": "batch" if batch else "python"})
 
 
 def to_json(result: EvalResult) -> str:

@@ -21,6 +21,9 @@ The contract (stable; the vector env and evaluation build on it):
   with ``abs(seed)``) and the rule memory is cleared. ``opponent_clear(om, i, seat)`` is
   ``agent.reset()`` alone. :func:`set_random_state` / :func:`random_state` (Python) copy a
   seat's generator from / to ``random.Random.getstate()`` form.
+- Inside a fused kernel, ``ot, om = borrow_opponents(ot, om)`` then ``as_ref(ot)``,
+  ``as_ref(om)`` (as ``uno_env.batch.step`` does with the state and tables) spares reference
+  counting and copies of the tuples on every call.
 - ``opponent_act(s, t, ot, om, i, seat, kind) -> int64`` (``@njit``): the action the agent
   of ``kind`` chooses now in game ``i`` for ``seat``, which must be the seat to act
   (``s.S[i, CUR]``) with its legal row in ``s.legal[i]``; it updates that seat's memory as
@@ -41,6 +44,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from uno_env.batch.borrow import borrow
 from uno_env.batch.layout import Batch
 from uno_env.batch.mt19937 import N as MT_N
 from uno_env.batch.mt19937 import randbelow, seed_int
@@ -55,8 +59,7 @@ KINDS = {"random": OPP_RANDOM, "rule": OPP_RULE}
 SCRATCH = 16  # scratch per game: the rule agent's per-colour counts of one decision
 
 
-class OpponentTables(NamedTuple):
-    rule: RuleTables
+OpponentTables = RuleTables  # the rule agent's tables hold every static fact (random needs none)
 
 
 class OpponentMemory(NamedTuple):
@@ -78,7 +81,7 @@ def build_opponent_tables(game: Game, layout: ObservationLayout,
         raise ValueError(f"the batch tables are of another game ({batch_tables.n} players, "
                          f"{batch_tables.na} actions; this game: {game.num_players}, "
                          f"{game.num_actions})")
-    return OpponentTables(rule=rule_tables(game))
+    return rule_tables(game)
 
 
 def allocate_opponent_memory(num_envs: int, num_players: int,
@@ -133,8 +136,21 @@ def opponent_act(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, i:
     if kind == OPP_RANDOM:
         return random_action(s, t, om, i, seat)
     if kind == OPP_RULE:
-        return rule_action(s, t, ot.rule, om, i, seat)
+        return rule_action(s, t, ot, om, i, seat)
     return -1
+
+
+@njit(cache=True, error_model="numpy")
+def borrow_opponents(ot: OpponentTables, om: OpponentMemory) -> tuple[OpponentTables,
+                                                                      OpponentMemory]:
+    """``ot`` and ``om`` with borrowed arrays (``uno_env.batch.borrow``), for the inside of
+    a kernel that keeps the real ones alive; pass them on as ``as_ref(...)`` of each."""
+    return (RuleTables(borrow(ot.act), borrow(ot.base), borrow(ot.play_order), borrow(ot.face),
+                       borrow(ot.deck_color), ot.num_cards, ot.track, ot.threshold, ot.k_play,
+                       ot.k_play_two, ot.k_play_flex, ot.k_draw, ot.k_pass, ot.k_color,
+                       ot.k_target, ot.k_challenge, ot.k_accept, ot.k_uno, ot.k_catch),
+            OpponentMemory(borrow(om.mt), borrow(om.mti), borrow(om.prev_discard),
+                           borrow(om.prev_color), borrow(om.has_prev), borrow(om.scratch)))
 
 
 def set_random_state(om: OpponentMemory, i: int, seat: int, state: tuple[object, ...]) -> None:

@@ -128,10 +128,15 @@ def _flip_bonus(s: Batch, t: Tables, rt: RuleTables, i: int, seat: int) -> float
     return -16.0 if bonus < -16.0 else bonus  # max(bonus, -16.0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _best_play(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) -> int:
     """The first play with the highest RuleAgent._play_score."""
     cnt = s.counts
+    lg = s.legal
+    face = rt.face
+    act = rt.act
+    base = rt.base
+    order = rt.play_order
     held = om.scratch  # [i, side * 4 + colour]: the hand's cards of each colour
     for k in range(2 * NUM_COLORS):
         held[i, k] = 0
@@ -139,21 +144,20 @@ def _best_play(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) 
     for f in range(t.nf):
         c = cnt[i, seat, f]
         if c:
-            if rt.face[F_WILD, f]:
+            if face[F_WILD, f]:
                 wilds += c
             else:
-                held[i, rt.face[F_SIDE, f] * NUM_COLORS + rt.face[F_COLOR, f]] += c
+                held[i, face[F_SIDE, f] * NUM_COLORS + face[F_COLOR, f]] += c
     danger = s.hand_len[i, (seat + s.S[i, L.DIR]) % t.n] <= 2
     flip_done = False
     flip = 0.0
-    act = rt.act
     best, best_score = -1, 0.0
-    for j in range(rt.play_order.shape[0]):
-        a = rt.play_order[j]
-        if a < 0 or not s.legal[i, a]:
+    for j in range(order.shape[0]):
+        a = order[j]
+        if a < 0 or not lg[i, a]:
             continue
         ec = act[R_EFFECT, a]
-        score = rt.base[a]
+        score = base[a]
         if ec == EC_DRAW:
             score += 30.0 if danger else 6.0
         elif ec == EC_TEMPO:
@@ -279,13 +283,14 @@ def _bluff_chance(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int,
     return float(np.float32(total / np.float32(m)))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _remember(s: Batch, rt: RuleTables, om: Any, i: int, seat: int, a: int,
               nf: int) -> None:
     """RuleAgent._remember: the discard counts and colour once this decision is made."""
     prev = om.prev_discard
+    disc = s.disc_counts
     for f in range(nf):
-        prev[i, seat, f] = s.disc_counts[i, f]
+        prev[i, seat, f] = disc[i, f]
     col = s.S[i, L.COLOR]
     pc = col if col < NUM_COLORS else -1
     k = rt.act[R_KIND, a]
@@ -298,15 +303,16 @@ def _remember(s: Batch, rt: RuleTables, om: Any, i: int, seat: int, a: int,
     om.has_prev[i, seat] = 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def rule_action(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) -> int:
     """``RuleAgent.act`` for ``seat`` (the seat to act) in game ``i``; -1 if none is legal."""
     kind = rt.act[R_KIND]
+    lg = s.legal
     n_legal, first, n_plays, a_play = 0, -1, 0, -1
     a_uno, a_catch, a_chal, a_accept, a_pass, a_draw = -1, -1, -1, -1, -1, -1
     any_color, any_target = False, False
     for a in range(t.na):
-        if not s.legal[i, a]:
+        if not lg[i, a]:
             continue
         n_legal += 1
         if first < 0:

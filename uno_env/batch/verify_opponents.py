@@ -24,9 +24,6 @@ class Mismatch(AssertionError):
     """A kernel chose differently from its Python agent."""
 
 
-# what a chosen action is, for the tally (RuleAgent's kinds by name, plus phase context)
-KIND_NAMES = ("play", "play-two", "play-flex", "draw", "pass", "color", "target", "challenge",
-              "accept", "uno", "catch", "other")
 # plays outside the player's own turn, by the phase they answer (C-stacking, C-jump-in, ...)
 OUT_OF_TURN = {P_CHALLENGE: "play: stack on a wild draw", P_STACK: "play: stack",
                P_JUMP_IN: "play: jump in", P_REVERSE_BACK: "play: reverse back"}
@@ -45,6 +42,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                result: OpponentDiff | None = None) -> OpponentDiff:
     """Play ``decisions`` decisions; raise :class:`Mismatch` at the first difference."""
     from uno_env import agents
+    from uno_env.agents import rule
     from uno_env.batch import layout as L
     from uno_env.batch.opponents import (
         KINDS,
@@ -53,7 +51,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
         opponent_act,
         opponent_reset,
     )
-    from uno_env.batch.rule_policy import R_KIND
+    from uno_env.batch.rule_policy import EC_FLIP, R_EFFECT, R_KIND
     from uno_env.batch.vector import VectorEnv
 
     res = result if result is not None else OpponentDiff()
@@ -62,7 +60,12 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
     s, t = v._s, v._t
     ot = build_opponent_tables(v._game, v.layout, t)
     om = allocate_opponent_memory(num_envs, num_players, t.nf)
-    rule_kind = ot.rule.act[R_KIND]
+    rule_kind = ot.act[R_KIND]
+    # what a chosen action is, for the tally (RuleAgent's kinds by name)
+    kind_names = {rule.K_PLAY: "play", rule.K_PLAY_TWO: "play-two",
+                  rule.K_PLAY_FLEX: "play-flex", rule.K_COLOR: "color",
+                  rule.K_TARGET: "target", rule.K_OTHER: "other",
+                  **{k: name for name, k in rule._SIMPLE.items()}}
     pick = np.random.default_rng(seed)
     episode = [0] * num_envs
     py: list[list[Any]] = [[None] * num_players for _ in range(num_envs)]
@@ -90,6 +93,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
             q = int(info["current_player"][i])
             want = py[i][q].act(obs[i], mask[i])
             phase = int(s.S[i, L.PHASE])
+            remembers = bool(om.has_prev[i, q])
             got = opponent_act(s, t, ot, om, i, q, kind[i, q])
             if want != got:
                 raise Mismatch(
@@ -98,10 +102,14 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                     f"{got} ({v.action_meanings[got] if got >= 0 else 'none'}); legal "
                     f"{np.flatnonzero(mask[i]).tolist()}")
             if names[i][q] == "rule":
-                k = KIND_NAMES[rule_kind[got]]
+                k = kind_names[int(rule_kind[got])]
                 res.by_kind[k] += 1
                 if k == "play" and phase in OUT_OF_TURN:
                     res.by_kind[OUT_OF_TURN[phase]] += 1
+                if ot.act[R_EFFECT, got] == EC_FLIP and rule_kind[got] in rule._PLAYS:
+                    res.by_kind["play: a Flip card"] += 1
+                if t.challenge_a >= 0 and mask[i, t.challenge_a]:
+                    res.by_kind["bluff estimate" + (" from memory" if remembers else "")] += 1
             actions[i] = got
         obs, _, term, trunc, info = v.step(actions)
         res.decisions += num_envs
