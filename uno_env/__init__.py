@@ -36,9 +36,9 @@ from uno_env.variants import find_variant, list_variants
 if TYPE_CHECKING:
     from uno_env.batch.learner import LearnerVectorEnv
     from uno_env.batch.vector import VectorEnv, vector_env
+    from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
     from uno_env.integrations.sb3 import sb3_vec_env
     from uno_env.integrations.torchrl import torchrl_env
-    from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
 
 _GYM_ID = "uno_env/UNO-v0"
 _FROM_ENV = ("env", "raw_env", "DEFAULT_MAX_STEPS")

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
 
     ppo = dict(n_steps=64, batch_size=1024, n_epochs=4, learning_rate=3e-4,
                policy_kwargs={"net_arch": [64, 64]})
-    kw = dict(variant="classic", num_players=2, opponents=["random"])
+    kw: dict[str, Any] = {"variant": "classic", "num_players": 2, "opponents": ["random"]}
     ours = ppo_rate(lambda: uno_env.sb3_vec_env(num_envs=args.ppo_envs, **kw),
                     args.ppo_steps, **ppo)
     dummy = ppo_rate(lambda: DummyVecEnv([lambda: gymnasium.make(uno_env.GYM_ID, **kw)]

@@ -118,6 +118,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._om = O.allocate_opponent_memory(b, n, t.nf)
         self._lr = K.allocate_learner(b, n, pool)
         self._fixed = -1 if learner_seat is None else int(learner_seat)
+        self.obs_high = raw.layout.high  # the observation's upper bounds
         self.single_observation_space = gymnasium.spaces.Box(0.0, raw.layout.high,
                                                              dtype=np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(t.na)
@@ -198,7 +199,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         for i in np.flatnonzero(which):
             if seeds[i] is not None or not self._seeded[i]:
                 gen, _ = seeding.np_random(seeds[i])  # SingleAgentEnv's np_random
-                load_state(self._lr.pcg, i, gen)
+                load_state(self._lr.pcg, int(i), gen)
                 self._seeded[i] = True
         self._status(self._run(K.reset_kernel, self._s, self._t, self._ot, self._om,
                                self._lr, which, self._fixed, self.obs, self.mask, True))

@@ -25,12 +25,12 @@ from uno_env.batch.opponents import (
     OPP_RANDOM,
     OpponentMemory,
     OpponentTables,
+    borrow_opponents,
     opponent_act,
     opponent_clear,
     opponent_reset,
 )
 from uno_env.batch.pcg64 import integers, integers_2_63
-from uno_env.batch.rule_policy import RuleTables
 from uno_env.batch.step import new_game, step_one
 from uno_env.batch.tables import Tables
 
@@ -62,24 +62,16 @@ def allocate_learner(b: int, n: int, pool: list[int]) -> Learner:
 
 
 @njit(cache=True, error_model="numpy")
-def _borrowed(lr: Learner, om: OpponentMemory, ot: OpponentTables) -> tuple[
-        Learner, OpponentMemory, OpponentTables]:
-    """The learner, opponent memory and opponent tables without reference counting
-    (``uno_env.batch.borrow``): numba counted every access to their arrays otherwise."""
-    r = ot.rule
-    return (Learner(borrow(lr.seat), borrow(lr.carry), borrow(lr.kinds), borrow(lr.pcg),
-                    borrow(lr.live), borrow(lr.bad), borrow(lr.pool)),
-            OpponentMemory(borrow(om.mt), borrow(om.mti), borrow(om.prev_discard),
-                           borrow(om.prev_color), borrow(om.has_prev), borrow(om.scratch)),
-            OpponentTables(RuleTables(
-                borrow(r.act), borrow(r.base), borrow(r.play_order), borrow(r.face),
-                borrow(r.deck_color), r.num_cards, r.track, r.threshold, r.k_play,
-                r.k_play_two, r.k_play_flex, r.k_draw, r.k_pass, r.k_color, r.k_target,
-                r.k_challenge, r.k_accept, r.k_uno, r.k_catch)))
+def borrow_learner(lr: Learner) -> Learner:
+    """The learner rows without reference counting (``uno_env.batch.borrow``): numba
+    counted every access to their arrays otherwise."""
+    return Learner(borrow(lr.seat), borrow(lr.carry), borrow(lr.kinds), borrow(lr.pcg),
+                   borrow(lr.live), borrow(lr.bad), borrow(lr.pool))
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def advance(s: Batch, t: Tables, ot: object, om: object, lr: Learner, i: int) -> int:
+def advance(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, lr: Learner,
+            i: int) -> int:
     """Opponents move until the learner must decide (0) or the game ends (1 terminated,
     2 truncated); -1 when an opponent found no action."""
     seat = lr.seat[i]
@@ -96,7 +88,7 @@ def advance(s: Batch, t: Tables, ot: object, om: object, lr: Learner, i: int) ->
 
 
 @njit(cache=True, error_model="numpy")
-def new_episode(s: Batch, t: Tables, ot: object, om: object, lr: Learner, i: int,
+def new_episode(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, lr: Learner, i: int,
                 fixed_seat: int) -> int:
     """``SingleAgentEnv.reset()`` without a seed for game ``i``: 0 when the learner is to
     decide, else a kernel status (REDEAL_LIMIT, BAD_OPPONENT)."""
@@ -141,15 +133,15 @@ def _outputs(s: Batch, t: Tables, lr: Learner, i: int, obs: np.ndarray, mask: np
 
 
 @njit(cache=True, error_model="numpy")
-def reset_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
+def reset_kernel(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, lr: Learner,
                  which: np.ndarray, fixed_seat: int, obs: np.ndarray, mask: np.ndarray,
                  with_obs: bool) -> int:
     """A new episode in every game ``i`` with ``which[i]`` (its PCG64 already set or
     continuing); 0, or a status with the game in ``lr.bad[0]``."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
-    b_lr, b_om, b_ot = _borrowed(lr, om, ot)
-    lr, om, ot = as_ref(b_lr), as_ref(b_om), as_ref(b_ot)
+    b_ot, b_om = borrow_opponents(ot, om)
+    lr, ot, om = as_ref(borrow_learner(lr)), as_ref(b_ot), as_ref(b_om)
     obs, mask, which = borrow(obs), borrow(mask), borrow(which)
     for j in range(which.shape[0]):
         if not which[j]:
@@ -164,7 +156,7 @@ def reset_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
 
 
 @njit(cache=True, error_model="numpy")
-def step_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
+def step_kernel(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, lr: Learner,
                 actions: np.ndarray, fixed_seat: int, obs: np.ndarray, mask: np.ndarray,
                 rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
                 final_obs: np.ndarray, with_obs: bool, autoreset: bool) -> int:
@@ -175,8 +167,8 @@ def step_kernel(s: Batch, t: Tables, ot: object, om: object, lr: Learner,
     actions first when illegal actions must raise)."""
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
-    b_lr, b_om, b_ot = _borrowed(lr, om, ot)
-    lr, om, ot = as_ref(b_lr), as_ref(b_om), as_ref(b_ot)
+    b_ot, b_om = borrow_opponents(ot, om)
+    lr, ot, om = as_ref(borrow_learner(lr)), as_ref(b_ot), as_ref(b_om)
     obs, mask, final_obs = borrow(obs), borrow(mask), borrow(final_obs)
     rewards, term, trunc = borrow(rewards), borrow(term), borrow(trunc)
     actions = borrow(actions)

@@ -58,7 +58,7 @@ def next_u64(pcg: np.ndarray, i: int) -> np.uint64:
     pcg[i, STATE_LO] = lo2
     v = nhi ^ lo2
     rot = nhi >> U58
-    return (v >> rot) | (v << ((U64 - rot) & U63))
+    return (v >> rot) | (v << ((U64 - rot) & U63))  # type: ignore[no-any-return]
 
 
 @njit(cache=True, error_model="numpy")
@@ -66,7 +66,7 @@ def next_u32(pcg: np.ndarray, i: int) -> np.uint64:
     """``pcg64_next32``: the low half of a fresh output, its high half kept for next time."""
     if pcg[i, HAS32]:
         pcg[i, HAS32] = np.uint64(0)
-        return pcg[i, UINT32]
+        return pcg[i, UINT32]  # type: ignore[no-any-return]
     x = next_u64(pcg, i)
     pcg[i, HAS32] = U1
     pcg[i, UINT32] = x >> U32

@@ -38,7 +38,7 @@ class UnoTorchRLEnv(EnvBase):
         n, na, dim = venv.num_envs, venv.num_actions, venv.obs_dim
         super().__init__(device=device, batch_size=torch.Size([n]))
         self.venv = venv
-        high = torch.as_tensor(venv.single_observation_space.high, dtype=torch.float32)
+        high = torch.as_tensor(venv.obs_high, dtype=torch.float32)
         self.observation_spec = Composite(
             observation=Bounded(low=torch.zeros(n, dim), high=high.expand(n, dim),
                                 shape=(n, dim), dtype=torch.float32, device=device),
@@ -66,7 +66,7 @@ class UnoTorchRLEnv(EnvBase):
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDict:
         which = None
-        if tensordict is not None and "_reset" in tensordict.keys():
+        if tensordict is not None and "_reset" in tensordict.keys():  # noqa: SIM118
             r = tensordict.get("_reset").reshape(self.batch_size).cpu().numpy().astype(bool)
             if not r.all():
                 which = r
