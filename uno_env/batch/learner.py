@@ -226,10 +226,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
                     f"{np.flatnonzero(self.mask[bad]).tolist()} (no game was changed)")
         return a
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                          dict[str, Any]]:
-        """The learner's action in every game, then its opponents' moves until it must
-        decide again; finished games are dealt again (same-step autoreset)."""
+    def step_buffers(self, actions: Any) -> int:
+        """``step`` without building its return values: the results are left in this env's
+        buffers (``obs``, ``mask``, ``rewards``, ``terminations``, ``truncations``,
+        ``dones``, ``final_obs``, ``final_seat``); returns how many games finished. The
+        SB3 and TorchRL adapters build their own returns from these."""
         if not self._seeded.all():
             raise RuntimeError("call reset() before step()")
         a = self._actions(actions)
@@ -239,7 +240,15 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             K.step_kernel, self._s, self._t, self._ot, self._om, lr, a, self._fixed,
             self.obs, self.mask, self.rewards, self.terminations, self.truncations,
             self.final_obs, True, self.autoreset))
-        done = np.logical_or(self.terminations, self.truncations, out=self.dones)
+        np.logical_or(self.terminations, self.truncations, out=self.dones)
+        return int(finished)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """The learner's action in every game, then its opponents' moves until it must
+        decide again; finished games are dealt again (same-step autoreset)."""
+        finished = self.step_buffers(actions)
+        done = self.dones
         info = self._info(self._all)
         if finished:
             d = done.copy()
@@ -255,6 +264,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             return (self.obs.copy(), self.rewards.copy(), self.terminations.copy(),
                     self.truncations.copy(), info)
         return self.obs, self.rewards, self.terminations, self.truncations, info
+
+    @property
+    def seats(self) -> np.ndarray:
+        """Every game's learner seat in its current episode (a buffer, not a copy)."""
+        return self._lr.seat
 
     def action_masks(self) -> np.ndarray:
         """Every game's learner mask as bools, ``[num_envs, num_actions]`` (what

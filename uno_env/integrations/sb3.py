@@ -39,7 +39,6 @@ class UnoVecEnv(VecEnv):
                          venv.single_action_space)
         self.venv = venv
         self._actions: np.ndarray | None = None
-        self._rewards = np.zeros(venv.num_envs, np.float32)
 
     def reset(self) -> VecEnvObs:
         seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
@@ -58,17 +57,18 @@ class UnoVecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async()")
         venv = self.venv
-        obs, rew, term, trunc, info = venv.step(self._actions)
+        finished = venv.step_buffers(self._actions)
         self._actions = None
-        np.copyto(self._rewards, rew, casting="same_kind")
-        dones = term | trunc
+        dones = venv.dones.copy()
         infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False}
                                        for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i] = {"TimeLimit.truncated": bool(trunc[i] and not term[i]),
-                        "terminal_observation": venv.final_obs[i].copy()}
-            self.reset_infos[i] = {"seat": int(info["seat"][i])}
-        return obs.copy(), self._rewards.copy(), dones, infos
+        if finished:
+            term, trunc, seat = venv.terminations, venv.truncations, venv.seats
+            for i in np.flatnonzero(dones).tolist():
+                infos[i] = {"TimeLimit.truncated": bool(trunc[i] and not term[i]),
+                            "terminal_observation": venv.final_obs[i].copy()}
+                self.reset_infos[i] = {"seat": int(seat[i])}
+        return venv.obs.copy(), venv.rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self.venv.close()

@@ -77,9 +77,10 @@ class UnoTorchRLEnv(EnvBase):
 
     def _step(self, tensordict: TensorDictBase) -> TensorDict:
         action = tensordict.get("action")
-        _, rew, term, trunc, _ = self.venv.step(action.reshape(-1).cpu().numpy())
-        out = self._observed(term | trunc, term, trunc)
-        out.set("reward", torch.from_numpy(rew.astype(np.float32)).unsqueeze(-1))
+        v = self.venv
+        v.step_buffers(action.reshape(-1).cpu().numpy())
+        out = self._observed(v.dones, v.terminations, v.truncations)
+        out.set("reward", torch.from_numpy(v.rewards.astype(np.float32)).unsqueeze(-1))
         return out
 
     def _set_seed(self, seed: int | None) -> None:
