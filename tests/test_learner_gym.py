@@ -39,7 +39,7 @@ def test_import_uno_env_registers_both_entry_points(register: str) -> None:
 def test_gymnasium_imported_first_registers_too() -> None:
     code = ("import gymnasium, uno_env; spec = gymnasium.spec('uno_env/UNO-v0'); "
             "print(spec.vector_entry_point)")
-    assert _run(code) == "uno_env.batch.learner:LearnerVectorEnv"
+    assert _run(code) == "uno_env.training.vector_learner:make_learner_vec"
 
 
 def test_same_results_as_gymnasiums_sync_vector_env_in_same_step_mode() -> None:

@@ -32,8 +32,24 @@ def _choose(rng: np.random.Generator, mask: np.ndarray) -> int:
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c['variant']}-{c['num_players']}")
 def test_each_game_plays_the_episodes_uno_v0_plays(cfg: dict) -> None:
-    b, seed, episodes = 3, 11, 2
-    venv = LearnerVectorEnv(b, **cfg)
+    _same_as_uno_v0(LearnerVectorEnv(3, **cfg), cfg)
+
+
+@pytest.mark.parametrize("cfg", [
+    dict(variant="classic", num_players=2, opponents=["ppo:classic", "rule"],
+         voluntary_draw=True, catch_window="turn"),  # the shipped checkpoint's rules
+    dict(variant="classic", num_players=4, opponents=["ppo:classic", "random"], max_steps=60,
+         voluntary_draw=True, catch_window="turn"),
+], ids=["classic-2", "classic-4"])
+def test_policy_opponents_play_in_the_tick_loop(cfg: dict) -> None:
+    """``ppo:`` opponents: the kernel stops at their seats, one forward answers them all."""
+    venv = gymnasium.make_vec(uno_env.GYM_ID, num_envs=3,
+                              vectorization_mode="vector_entry_point", **cfg)
+    _same_as_uno_v0(venv, cfg)
+
+
+def _same_as_uno_v0(venv: LearnerVectorEnv, cfg: dict) -> None:
+    b, seed, episodes = venv.num_envs, 11, 2
     obs, info = venv.reset(seed=seed)
     singles = [gymnasium.make(uno_env.GYM_ID, **cfg) for _ in range(b)]
     firsts = [e.reset(seed=seed + i) for i, e in enumerate(singles)]
@@ -94,8 +110,8 @@ def test_disabled_autoreset_waits_for_a_masked_reset() -> None:
 
 
 def test_bad_input_says_what_is_allowed() -> None:
-    with pytest.raises(ValueError, match="allowed: 'random', 'rule'"):
-        LearnerVectorEnv(2, opponents=["ppo:some.pt"])
+    with pytest.raises(ValueError, match="allowed: 'random', 'rule', or a batched policy"):
+        LearnerVectorEnv(2, opponents=["ppo:some.pt"])  # specs are turned into policies above
     with pytest.raises(ValueError, match="has no compiled kernel"):
         LearnerVectorEnv(2, opponents=[object()])
     with pytest.raises(ValueError, match="non-empty list"):

@@ -52,7 +52,7 @@ def register_gym() -> str:
 
     if _GYM_ID not in gymnasium.registry:
         gymnasium.register(_GYM_ID, entry_point="uno_env.training.single_agent:SingleAgentEnv",
-                           vector_entry_point="uno_env.batch.learner:LearnerVectorEnv")
+                           vector_entry_point="uno_env.training.vector_learner:make_learner_vec")
     return _GYM_ID
 
 

@@ -43,23 +43,37 @@ _INT64 = np.dtype(np.int64)
 
 
 def compiled_opponents() -> list[str]:
-    """The opponent specs the vector env can play (those with a compiled kernel)."""
+    """The opponent specs the vector env plays by compiled kernels."""
     return sorted(O.KINDS)
 
 
-def _pool(opponents: Any) -> list[int]:
-    allowed = ", ".join(repr(k) for k in compiled_opponents())
+def _pool(opponents: Any) -> tuple[list[int], list[int], list[Any]]:
+    """Each pool entry's kind and policy index, and the policies (objects with
+    ``act_batch(observations, masks)``, e.g. ``uno_env.agents.ppo.PPOBatch``)."""
+    allowed = (", ".join(repr(k) for k in compiled_opponents())
+               + ", or a batched policy (an object with act_batch(observations, masks), such "
+               "as uno_env.agents.ppo.PPOBatch; gymnasium.make_vec turns 'ppo:...' specs "
+               "into one)")
     if isinstance(opponents, str) or not isinstance(opponents, Sequence) or not opponents:
-        raise ValueError(f"opponents must be a non-empty list of opponent specs (allowed in "
-                         f"the vector env: {allowed}), got {opponents!r}")
-    kinds = []
+        raise ValueError(f"opponents must be a non-empty list of opponents (allowed in the "
+                         f"vector env: {allowed}), got {opponents!r}")
+    kinds: list[int] = []
+    index: list[int] = []
+    policies: list[Any] = []
     for o in opponents:
-        if not isinstance(o, str) or o not in O.KINDS:
+        if isinstance(o, str) and o in O.KINDS:
+            kinds.append(O.KINDS[o])
+            index.append(-1)
+        elif not isinstance(o, str) and callable(getattr(o, "act_batch", None)):
+            if not any(o is p for p in policies):
+                policies.append(o)
+            kinds.append(O.OPP_EXTERNAL)
+            index.append(next(k for k, p in enumerate(policies) if p is o))
+        else:
             raise ValueError(
                 f"opponent {o!r} has no compiled kernel, so the vector env cannot play it; "
                 f"allowed: {allowed} (gymnasium.make('uno_env/UNO-v0') takes any agent)")
-        kinds.append(O.KINDS[o])
-    return kinds
+    return kinds, index, policies
 
 
 class LearnerVectorEnv(gymnasium.vector.VectorEnv):
@@ -91,7 +105,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         if raw.variant not in SUPPORTED_VARIANTS:
             raise ValueError(f"the vector env does not support variant {raw.variant!r}; "
                              f"supported: {', '.join(SUPPORTED_VARIANTS)}")
-        pool = _pool(opponents)
+        pool, pool_policy, self._policies = _pool(opponents)
         if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(
                 learner_seat, int | np.integer) or not 0 <= learner_seat < num_players):
             raise ValueError(f"learner_seat must be None or a seat 0-{num_players - 1}, "
@@ -116,7 +130,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._s = allocate(t, b)
         self._ot = O.build_opponent_tables(raw.game, raw.layout, t)
         self._om = O.allocate_opponent_memory(b, n, t.nf)
-        self._lr = K.allocate_learner(b, n, pool)
+        self._lr = K.allocate_learner(b, n, pool, pool_policy)
+        # the tick loop's buffers: the waiting games of one policy, their seat's view
+        self._rows = np.zeros(b, np.int64)
+        self._pobs = np.zeros((b, t.obs_dim), np.float32)
+        self._pmask = np.zeros((b, t.na), np.uint8)
         self._fixed = -1 if learner_seat is None else int(learner_seat)
         self.obs_high = raw.layout.high  # the observation's upper bounds
         self.single_observation_space = gymnasium.spaces.Box(0.0, raw.layout.high,
@@ -161,7 +179,8 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         if r == K.NOT_LIVE:
             raise RuntimeError(f"game {i}: its episode is over and autoreset is off; reset "
                                "it (reset(options={'reset_mask': ...})) before stepping")
-        raise RuntimeError(f"game {i}: a compiled opponent found no legal action")
+        raise RuntimeError(f"game {i}: an opponent found no legal action or chose an "
+                           "illegal one")
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
         mask = self.mask.copy() if self.copy else self.mask
@@ -203,6 +222,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
                 self._seeded[i] = True
         self._status(self._run(K.reset_kernel, self._s, self._t, self._ot, self._om,
                                self._lr, which, self._fixed, self.obs, self.mask, True))
+        self._ticks()
         return (self.obs.copy() if self.copy else self.obs), self._info(which.copy())
 
     def _actions(self, actions: Any) -> np.ndarray:
@@ -240,8 +260,28 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             K.step_kernel, self._s, self._t, self._ot, self._om, lr, a, self._fixed,
             self.obs, self.mask, self.rewards, self.terminations, self.truncations,
             self.final_obs, True, self.autoreset))
+        finished += self._ticks()
         np.logical_or(self.terminations, self.truncations, out=self.dones)
         return int(finished)
+
+    def _ticks(self) -> int:
+        """The tick loop: while games wait at a policy seat, one forward per policy for all
+        its waiting games, then the kernel carries them on; how many finished a step."""
+        lr, finished = self._lr, 0
+        while self._policies and lr.waiting.any():
+            for k, policy in enumerate(self._policies):
+                m = self._run(K.observe_waiting, self._s, self._t, lr, k, self._rows,
+                              self._pobs, self._pmask)
+                if not m:
+                    continue
+                acts = np.ascontiguousarray(
+                    policy.act_batch(self._pobs[:m], self._pmask[:m]), dtype=np.int64)
+                finished += self._status(self._run(
+                    K.resume_kernel, self._s, self._t, self._ot, self._om, lr,
+                    self._rows[:m], acts, self._fixed, self.obs, self.mask, self.rewards,
+                    self.terminations, self.truncations, self.final_obs, True,
+                    self.autoreset))
+        return finished
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
@@ -297,7 +337,3 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         self._entries.clear()
 
-
-def make_learner_vec(num_envs: int = 1, **kwargs: Any) -> LearnerVectorEnv:
-    """The ``vector_entry_point`` of ``uno_env/UNO-v0``."""
-    return LearnerVectorEnv(num_envs, **kwargs)
