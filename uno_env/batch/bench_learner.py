@@ -3,7 +3,8 @@
 ``python -m uno_env.batch.bench_learner``: (1) learner decisions/s of
 ``LearnerVectorEnv`` (compiled ``rule`` opponents, full observations, one core) for every
 variant at 2 players, beside the multi-agent ``vector_env`` (every seat a decision) and
-``gymnasium.make("uno_env/UNO-v0")`` one game in Python; (2) sb3-contrib ``MaskablePPO``
+``gymnasium.make("uno_env/UNO-v0")`` one game in Python, and against ``ppo:classic`` (the tick
+loop: one forward per tick for all waiting games); (2) sb3-contrib ``MaskablePPO``
 decisions/s training on ``uno_env.sb3_vec_env`` and on ``DummyVecEnv`` of UNO-v0, same
 ``n_envs`` and hyper-parameters. Learner actions are random legal ones drawn by a kernel.
 Times are CPU time of this process for (1), wall time for (2) (torch on one thread).
@@ -19,12 +20,16 @@ import numpy as np
 
 
 def learner_rate(variant: str, num_players: int, num_envs: int, seconds: float,
-                 opponents: tuple[str, ...] = ("rule",)) -> float:
+                 opponents: tuple[str, ...] = ("rule",), **options: Any) -> float:
     """Learner decisions/s of the vector env, CPU time (one core)."""
-    from uno_env.batch.learner import LearnerVectorEnv
+    import gymnasium
 
-    v = LearnerVectorEnv(num_envs, variant=variant, num_players=num_players,
-                         opponents=list(opponents), copy=False, illegal_action="raise")
+    import uno_env
+
+    v = gymnasium.make_vec(uno_env.GYM_ID, num_envs=num_envs,
+                           vectorization_mode="vector_entry_point", variant=variant,
+                           num_players=num_players, opponents=list(opponents), copy=False,
+                           illegal_action="raise", **options)
     v.reset(seed=0)
     v.step(v.sample_actions(0))  # compiled (or loaded from the cache) before timing
     steps = 0
@@ -111,6 +116,10 @@ def main(argv: list[str] | None = None) -> None:
             n += args.envs
         ma_rate = n / (time.process_time() - t0)
         print(f"{var:8} {rate:12,.0f} {one:8,.0f} {rate / one:5.0f}x {ma_rate:24,.0f}")
+
+    ppo_opp = learner_rate("classic", 2, args.envs, args.seconds, ("ppo:classic",),
+                           voluntary_draw=True, catch_window="turn")
+    print(f"classic against ppo:classic (tick loop, one forward a tick): {ppo_opp:,.0f}")
 
     import gymnasium
     from stable_baselines3.common.vec_env import DummyVecEnv
