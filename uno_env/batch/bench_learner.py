@@ -26,7 +26,7 @@ def learner_rate(variant: str, num_players: int, num_envs: int, seconds: float,
 
     import uno_env
 
-    v = gymnasium.make_vec(uno_env.GYM_ID, num_envs=num_envs,
+    v: Any = gymnasium.make_vec(uno_env.GYM_ID, num_envs=num_envs,
                            vectorization_mode="vector_entry_point", variant=variant,
                            num_players=num_players, opponents=list(opponents), copy=False,
                            illegal_action="raise", **options)
