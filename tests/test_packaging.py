@@ -30,7 +30,7 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 TOPS = ("agents", "training", "tournament")
 # modules that need an extra the wheel test does not install (web, ray, bench, integrations)
 OPTIONAL = {"fastapi", "starlette", "pydantic", "uvicorn", "playwright", "httpx", "httpx2",
-            "ray", "rlcard", "tianshou", "supersuit"}
+            "ray", "rlcard", "tianshou", "supersuit", "torchrl", "tensordict"}
 # what is not the project's source: virtualenvs, caches, and (at the top) run outputs
 SKIP = {".venv", ".git", "build", "dist", "node_modules", "__pycache__", ".mypy_cache",
         ".ruff_cache", ".hypothesis", ".pytest_cache"}
