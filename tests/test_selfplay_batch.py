@@ -278,3 +278,38 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
         e.step(agent.act(o["observation"], o["action_mask"]))
     with pytest.raises(ValueError, match=f"is the {n}-player {variant} agent"):
         uno_env.agents.load(f"ppo:{variant}-{n}p", variant=variant, num_players=3, **opts)
+
+
+def test_compiled_opponents_play_the_games_of_the_python_agents() -> None:
+    """``opponent_engine: compiled`` (rule / random seats as uno_env.batch.opponents kernels)
+    records the decisions the Python agents' rollout records; a rollout state saved with
+    either resumes with the other into the same games."""
+    def rollout(engine: str) -> VectorRollout:
+        cfg = SelfPlayConfig.from_dict(small(
+            Path("unused"), num_players=3, num_envs=6, rollout_ticks=120, max_steps=300,
+            opponents={"rule": 0.5, "random": 0.3, "self": 0.2}, opponent_engine=engine))
+        ro = VectorRollout(cfg)
+        torch.manual_seed(0)
+        ro.set_weights(VectorRollout(cfg).net.state_dict())
+        return ro
+
+    fast, slow = rollout("compiled"), rollout("python")
+    slow.set_weights(fast.net.state_dict())
+    fast.start()
+    slow.start()
+    for _ in range(2):
+        a, b = fast.collect(), slow.collect()
+        assert a == b and a["games"] > 0
+        assert fast.size == slow.size
+        for name in ("b_obs", "b_mask", "b_act", "b_rew", "b_done", "b_next"):
+            np.testing.assert_array_equal(getattr(fast, name)[:fast.size],
+                                          getattr(slow, name)[:slow.size])
+        fast.carry_over()
+        slow.carry_over()
+    for src, engine in ((slow, "compiled"), (fast, "python")):
+        resumed = rollout(engine)
+        resumed.set_weights(src.net.state_dict())
+        resumed.load_state(src.state())
+        a, b = resumed.collect(), src.collect()
+        assert a == b
+        np.testing.assert_array_equal(resumed.b_act[:resumed.size], src.b_act[:src.size])

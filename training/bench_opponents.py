@@ -73,6 +73,22 @@ def rule_speed(variant: str, num_players: int, games: int = 512, reps: int = 200
     return compiled, python
 
 
+def arena_speed(variant: str, num_players: int, games: int, **options: Any) -> float:
+    """Decisions per second of whole games with the compiled rule agent in every seat."""
+    from uno_env.batch.arena import Arena
+    from uno_env.batch.opponents import OPP_RULE
+
+    arena = Arena(variant, num_players, slots=1024, **options)
+    shape = (games, num_players)
+    seeds = np.arange(games * num_players, dtype=np.int64).reshape(shape)
+    kinds = np.full(shape, OPP_RULE, np.int64)
+    none = np.full(shape, -1, np.int64)
+    arena.play(range(8), seeds[:8], kinds[:8], none[:8], [])  # compile / load
+    t0 = time.perf_counter()
+    out = arena.play(range(games), seeds, kinds, none, [])
+    return float(out.steps.sum()) / (time.perf_counter() - t0)
+
+
 def main(argv: list[str] | None = None) -> int:
     from uno_env import agents
     from uno_env.training.evaluate import play_games
@@ -91,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     compiled, python = rule_speed("classic", 2, **opts)
     print(f"rule decisions/s, classic 2p: compiled {compiled:,.0f}, Python {python:,.0f} "
           f"({compiled / python:,.0f}x)")
+    rate = arena_speed("classic", 2, 4000, **opts)
+    print(f"whole games, rule in every seat, on the batch engine (deals, engine steps and "
+          f"compiled decisions; seeds made beforehand): {rate:,.0f} decisions/s")
     play_games_batch(specs, "classic", 2, opts, a.seed, 0, 2, None)  # compile / load
     t0 = time.perf_counter()
     new = play_games_batch(specs, "classic", 2, opts, a.seed, 0, a.games, None)

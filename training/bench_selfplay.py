@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     makers: dict[str, Callable[[], Iteration]] = {
         "batch": lambda: selfplay({**shipped, "opponents": {"self": 1}}, f"{tmp}/b"),
         "batch-config-mix": lambda: selfplay(shipped, f"{tmp}/m"),
+        "mix-python-opp": lambda: selfplay({**shipped, "opponent_engine": "python"},
+                                           f"{tmp}/q"),
         "python": lambda: selfplay({"engine": "python", "num_envs": 64,
                                     "rollout_ticks": 128, "opponents": {"self": 1}},
                                    f"{tmp}/p"),
@@ -118,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
               f"CPU-second{ratio}")
     print("batch, python: configs/train/classic_selfplay.yaml with opponents: self, no "
           "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
-          "self, frozen), no teacher; python-previous: the trainer's config before the batch "
-          "engine (rule teacher, 80% rule); sb3: MaskablePPO of configs/train/classic_sb3.yaml "
-          "against random/rule, counting the learner's decisions only")
+          "self, frozen), no teacher, rule seats compiled; mix-python-opp: the same with "
+          "Python rule agents (opponent_engine: python, the trainer before); "
+          "python-previous: the trainer's config before the batch engine (rule teacher, 80% "
+          "rule); sb3: MaskablePPO of configs/train/classic_sb3.yaml against random/rule, "
+          "counting the learner's decisions only")
     return 0
 
 

@@ -141,6 +141,9 @@ class SelfPlayConfig(TrainerConfig):
     # "batch": games on the compiled batch engine (uno_env.vector_env); "python": raw_env
     # games, one Python call per decision (the trainer before the batch engine; slower)
     engine: str = "batch"
+    # engine batch: "compiled" moves rule / random seats by numba kernels that choose what the
+    # Python agents choose (uno_env.batch.opponents; the same games); "python": agent calls
+    opponent_engine: str = "compiled"
     num_envs: int = 64  # games played side by side (per worker)
     workers: int = 1  # rollout workers (batch engine), each with num_envs games
     ray: bool = False  # run the workers as Ray actors (see uno_env.training.selfplay.workers)
@@ -208,6 +211,7 @@ class SelfPlayConfig(TrainerConfig):
             raise ValueError(f"hidden must list positive layer widths, got {self.hidden}")
         one_of(self, "critic", ("obs", "state"))
         one_of(self, "engine", ("batch", "python"))
+        one_of(self, "opponent_engine", ("compiled", "python"))
         positive(self, "workers")
         if self.engine == "python" and (self.workers > 1 or self.ray):
             raise ValueError("workers > 1 and ray need engine: batch")

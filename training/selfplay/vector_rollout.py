@@ -1,7 +1,8 @@
 """Rollouts on the batch engine (``uno_env.vector_env``): ``num_envs`` games advance in
 lockstep, one decision per game per tick, with one batched forward of the policy over every
 game whose acting seat is a learner seat (frozen past versions: one forward per version;
-``rule`` / ``random`` seats: their agent, per game, on the observation).
+``rule`` / ``random`` seats: the compiled agents of ``uno_env.batch.opponents``, which choose
+what the Python agents would, or with ``opponent_engine: python`` the agents themselves).
 
 A :class:`VectorRollout` is a self-contained *worker*: its games, its copy of the policy and
 of the frozen pool, its random streams (:func:`worker_streams`) and its
@@ -21,12 +22,25 @@ import numpy as np
 import torch
 
 from uno_env.agents.policy import PolicyNet
+from uno_env.batch.opponents import (
+    OPP_EXTERNAL,
+    OPP_RANDOM,
+    OPP_RULE,
+    act_games,
+    allocate_opponent_memory,
+    build_opponent_tables,
+    opponent_clear,
+    opponent_reset,
+    random_state,
+    set_random_state,
+)
 from uno_env.batch.vector import VectorEnv
-from uno_env.seeding import derive_seed
+from uno_env.seeding import derive_seed, slot_seed
 from uno_env.training.config import SelfPlayConfig
 from uno_env.training.selfplay.buffer import DecisionBuffer
 from uno_env.training.selfplay.opponents import (
     FROZEN,
+    KIND_NAMES,
     LEARNER,
     RANDOM,
     RULE,
@@ -38,6 +52,8 @@ from uno_env.training.selfplay.opponents import (
 from uno_env.training.selfplay.rollout import sample_actions
 
 AGENT_SALT = 7  # the agents' seed of worker w is derive_seed(seed, w, AGENT_SALT)
+COMPILED_KIND = np.array([OPP_EXTERNAL] * 4, np.int64)  # seat kind -> compiled opponent kind
+COMPILED_KIND[RULE], COMPILED_KIND[RANDOM] = OPP_RULE, OPP_RANDOM
 
 
 def worker_streams(seed: int, worker: int) -> dict[str, np.random.Generator]:
@@ -71,6 +87,13 @@ class VectorRollout(DecisionBuffer):
                                  self.critic_extra)
         self.rngs = worker_streams(cfg.seed, worker)
         self.agents = AgentCache(cfg, derive_seed(cfg.seed, worker, AGENT_SALT))
+        self.compiled = cfg.opponent_engine == "compiled"
+        env = self.env
+        self._ot = build_opponent_tables(env._game, env.layout, env._t)
+        self._om = allocate_opponent_memory(k, n, nf)
+        for i in range(k):  # the generator AgentCache would give the seat's random agent
+            for q in range(n):
+                opponent_reset(self._om, i, q, slot_seed(self.agents.seed, i, q))
         self.teacher_coef = 0.0
         self.kind = np.full((k, n), LEARNER, dtype=np.int64)
         self.frozen_ver = np.full((k, n), -1, dtype=np.int64)
@@ -111,6 +134,10 @@ class VectorRollout(DecisionBuffer):
         self.kind[i] = kinds
         self.frozen_ver[i] = versions
         for s, kind in enumerate(kinds):
+            if self.compiled and COMPILED_KIND[kind] != OPP_EXTERNAL:
+                opponent_clear(self._om, i, s)  # agent.reset()
+                self.seat_agent[i][s] = None
+                continue
             # a learner seat's agent is its teacher
             self.seat_agent[i][s] = self.agents.for_seat(kind, i, s, self.teacher_coef > 0)
         self.label[i] = label
@@ -190,8 +217,12 @@ class VectorRollout(DecisionBuffer):
             else:
                 teach[li] = -1
             agent_games = np.flatnonzero((kind_now == RULE) | (kind_now == RANDOM))
-            for i in agent_games.tolist():
-                acts[i] = self.seat_agent[i][cur[i]].act(obs[i], mask[i])
+            if self.compiled and len(agent_games):
+                act_games(env._s, env._t, self._ot, self._om, agent_games,
+                          COMPILED_KIND[kind_now[agent_games]], acts)
+            else:
+                for i in agent_games.tolist():
+                    acts[i] = self.seat_agent[i][cur[i]].act(obs[i], mask[i])
             if len(li):
                 self._record(li, obs, mask, cur)
             fz = np.flatnonzero(kind_now == FROZEN)
@@ -257,7 +288,55 @@ class VectorRollout(DecisionBuffer):
                             for row in self.seat_agent],
             "rng": {k: g.bit_generator.state for k, g in self.rngs.items()},
             "pool": self.pool.state(),
+            **({"compiled_opponents": self._opponents_state()} if self.compiled else {}),
         }
+
+    def _opponents_state(self) -> dict[str, Any]:
+        """The compiled opponents' generators (``random.Random`` states: 624 words and the
+        index) and the rule agents' memories."""
+        om = self._om
+        return {"mt": torch.from_numpy(om.mt.astype(np.int64)),
+                "mti": torch.from_numpy(om.mti.copy()),
+                "prev_discard": torch.from_numpy(om.prev_discard.copy()),
+                "prev_color": torch.from_numpy(om.prev_color.copy()),
+                "has_prev": torch.from_numpy(om.has_prev.copy())}
+
+    def _python_agents(self, i: int, q: int) -> None:
+        """Slot ``i``, seat ``q``'s Python agents from compiled ones (a state saved with
+        ``opponent_engine: compiled`` resumed with ``python``)."""
+        om = self._om
+        self.agents.get("random", i, q).set_state(random_state(om, i, q))
+        if self.kind[i, q] in (RULE, RANDOM):
+            agent = self.agents.get(KIND_NAMES[int(self.kind[i, q])], i, q)
+            if self.kind[i, q] == RULE:
+                pc = int(om.prev_color[i, q])
+                agent.set_state({"prev_color": None if pc < 0 else pc,
+                                 "prev_discard": (om.prev_discard[i, q].tolist()
+                                                  if om.has_prev[i, q] else None)})
+            self.seat_agent[i][q] = agent
+
+    def _load_opponents(self, st: dict[str, Any]) -> None:
+        om = self._om
+        c = st.get("compiled_opponents")
+        if c is not None:
+            om.mt[...] = c["mt"].numpy().astype(np.uint32)
+            om.mti[...] = c["mti"].numpy()
+            om.prev_discard[...] = c["prev_discard"].numpy()
+            om.prev_color[...] = c["prev_color"].numpy()
+            om.has_prev[...] = c["has_prev"].numpy()
+            return
+        # a checkpoint from Python opponents: their states move into the compiled ones
+        for slot, seat, role, a_state in st["agents"]:
+            if a_state is None or role not in ("opponent:random", "opponent:rule"):
+                continue
+            i, q = int(slot), int(seat)
+            if role == "opponent:random":
+                set_random_state(om, i, q, a_state)
+            elif a_state["prev_discard"] is not None:
+                om.prev_discard[i, q] = np.asarray(a_state["prev_discard"]).astype(np.int16)
+                om.has_prev[i, q] = 1
+                om.prev_color[i, q] = -1 if a_state["prev_color"] is None else a_state[
+                    "prev_color"]
 
     def _agent_key(self, agent: Any) -> int:
         for j, a in enumerate(self.agents.cache.values()):
@@ -286,6 +365,13 @@ class VectorRollout(DecisionBuffer):
             made.append(agent)
         self.seat_agent = [[None if j < 0 else made[j] for j in row]
                            for row in st["seat_agents"]]
+        self._load_opponents(st)
+        for i in range(self.k):
+            for q in range(self.n):
+                if self.compiled and COMPILED_KIND[self.kind[i, q]] != OPP_EXTERNAL:
+                    self.seat_agent[i][q] = None  # compiled seats have no Python agent
+                elif not self.compiled and "compiled_opponents" in st:
+                    self._python_agents(i, q)
         for k, g in self.rngs.items():
             g.bit_generator.state = st["rng"][k]
         self.pool.load(st["pool"], self.device)

@@ -20,7 +20,9 @@ The contract (stable; the vector env and evaluation build on it):
   game ``i``'s ``seat``: the generator is ``random.Random(seed)`` (any int64; CPython seeds
   with ``abs(seed)``) and the rule memory is cleared. ``opponent_clear(om, i, seat)`` is
   ``agent.reset()`` alone. :func:`set_random_state` / :func:`random_state` (Python) copy a
-  seat's generator from / to ``random.Random.getstate()`` form.
+  seat's generator from / to ``random.Random.getstate()`` form. (``SingleAgentEnv.reset``
+  draws ``rng.integers(2**63)`` for every opponent seat that has a ``seed`` method, the
+  rule agent's included, whose ``seed`` does nothing: pass that draw here for both kinds.)
 - Inside a fused kernel, ``ot, om = borrow_opponents(ot, om)`` then ``as_ref(ot)``,
   ``as_ref(om)`` (as ``uno_env.batch.step`` does with the state and tables) spares reference
   counting and copies of the tuples on every call.
@@ -44,7 +46,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from uno_env.batch.borrow import borrow
+from uno_env.batch import layout as L
+from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables
 from uno_env.batch.layout import Batch
 from uno_env.batch.mt19937 import N as MT_N
 from uno_env.batch.mt19937 import randbelow, seed_int
@@ -151,6 +154,20 @@ def borrow_opponents(ot: OpponentTables, om: OpponentMemory) -> tuple[OpponentTa
                        ot.k_target, ot.k_challenge, ot.k_accept, ot.k_uno, ot.k_catch),
             OpponentMemory(borrow(om.mt), borrow(om.mti), borrow(om.prev_discard),
                            borrow(om.prev_color), borrow(om.has_prev), borrow(om.scratch)))
+
+
+@njit(cache=True, error_model="numpy")
+def act_games(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, games: np.ndarray,
+              kinds: np.ndarray, out: np.ndarray) -> None:
+    """``out[games[j]] = opponent_act(...)`` for the seat to act in each of ``games``, as an
+    agent of ``kinds[j]`` (a caller that moves opponents from Python, once per tick)."""
+    s = as_ref(borrow_batch(s))
+    t = as_ref(borrow_tables(t))
+    ot, om = borrow_opponents(ot, om)
+    ot, om = as_ref(ot), as_ref(om)
+    for j in range(games.shape[0]):
+        i = games[j]
+        out[i] = opponent_act(s, t, ot, om, i, s.S[i, L.CUR], kinds[j])
 
 
 def set_random_state(om: OpponentMemory, i: int, seat: int, state: tuple[object, ...]) -> None:
