@@ -137,3 +137,24 @@ def test_bad_input_says_what_is_allowed() -> None:
         venv.step(np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="reset_mask"):
         venv.reset(options={"reset_mask": [True, False]})
+
+
+def test_pcg64_draws_are_numpys() -> None:
+    """The kernel's ``integers(n)`` / ``integers(2**63)`` against NumPy's own Generator,
+    interleaved (the 32-bit draws share a buffered half word)."""
+    from gymnasium.utils import seeding
+
+    from uno_env.batch import pcg64
+
+    for seed in (0, 12345, 2**40 + 7):
+        gen, _ = seeding.np_random(seed)
+        mirror, _ = seeding.np_random(seed)
+        state = np.zeros((1, pcg64.PCG_WORDS), np.uint64)
+        pcg64.load_state(state, 0, mirror)
+        plan = np.random.default_rng(seed)
+        for _ in range(500):
+            if plan.integers(3) == 0:
+                assert pcg64.integers_2_63(state, 0) == gen.integers(2**63)
+            else:
+                n = int(plan.integers(1, 11)) if plan.integers(2) else int(plan.integers(1, 2**31))
+                assert pcg64.integers(state, 0, n) == gen.integers(n)
