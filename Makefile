@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
 # web: FastAPI/uvicorn for `uno-env serve` and Playwright for the browser tests (which run
 # against Debian's chromium when it is installed; .ci/run installs it).
-EXTRAS := train,tournament,bench,dev,web,ray,openspiel,docs
+EXTRAS := train,tournament,bench,dev,web,ray,openspiel,docs,torchrl
 # ray: the tournament tests run a local Ray cluster (tests/test_tournament_ray.py)
 # openspiel: OpenSpiel and Shimmy, for tests/test_openspiel.py (uno_env.integrations.openspiel)
 # docs: Sphinx, furo and MyST for `make docs` (tests/test_docs_site.py builds the site too)

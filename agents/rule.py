@@ -59,8 +59,9 @@ from typing import Any
 
 import numpy as np
 
-from uno_env import PHASES, Game, ObservationLayout
 from uno_env.cards import WILD, Face
+from uno_env.observation import ObservationLayout
+from uno_env.rules import PHASES, Game
 
 # Action kinds, read from meanings.
 K_PLAY, K_PLAY_TWO, K_PLAY_FLEX, K_DRAW, K_PASS, K_COLOR, K_TARGET, K_CHALLENGE, K_ACCEPT, \

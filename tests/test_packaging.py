@@ -31,7 +31,8 @@ TOPS = ("agents", "training", "tournament")
 # modules that need an extra the wheel test does not install (web, ray, bench, integrations,
 # openspiel)
 OPTIONAL = {"fastapi", "starlette", "pydantic", "uvicorn", "playwright", "httpx", "httpx2",
-            "ray", "rlcard", "tianshou", "supersuit", "pyspiel", "open_spiel", "shimmy"}
+            "ray", "rlcard", "tianshou", "supersuit", "pyspiel", "open_spiel", "shimmy",
+            "torchrl", "tensordict"}
 # what is not the project's source: virtualenvs, caches, and (at the top) run outputs
 SKIP = {".venv", ".git", "build", "dist", "node_modules", "__pycache__", ".mypy_cache",
         ".ruff_cache", ".hypothesis", ".pytest_cache"}

@@ -5,12 +5,18 @@
 many games at once on the compiled batch engine (numba, loaded on first use),
 ``uno_env.list_variants()`` the registered variants.
 The Gymnasium id ``uno_env.GYM_ID`` (``"uno_env/UNO-v0"``) is one learning seat against
-opponents (``gymnasium.make(uno_env.GYM_ID, variant=..., num_players=..., opponents=[...])``).
+opponents (``gymnasium.make(uno_env.GYM_ID, variant=..., num_players=..., opponents=[...])``);
+``gymnasium.make_vec(uno_env.GYM_ID, num_envs=N, vectorization_mode="vector_entry_point",
+...)`` runs ``N`` of those games on the compiled batch engine (``uno_env.batch.learner``),
+and ``uno_env.sb3_vec_env(...)`` / ``uno_env.torchrl_env(...)`` wrap it for SB3 and TorchRL
+(docs/vector-interfaces.md).
 
 The rules engine (``uno_env.rules``, ``Game``, ``State``) needs neither PettingZoo nor
 Gymnasium, so they are imported only when the environments are first used: ``env``,
-``raw_env`` and ``DEFAULT_MAX_STEPS`` load ``uno_env.env``; ``GYM_ID`` (or importing
-Gymnasium before ``uno_env``, or ``uno_env.env``) registers the Gymnasium id.
+``raw_env`` and ``DEFAULT_MAX_STEPS`` load ``uno_env.env``. ``import uno_env`` registers the
+Gymnasium ids (it imports Gymnasium, a dependency, but none of the env modules: the entry
+points are strings), so ``import uno_env, gymnasium; gymnasium.make("uno_env/UNO-v0")``
+works, as does Gymnasium's idiom ``gymnasium.register_envs(uno_env)``.
 """
 
 from __future__ import annotations
@@ -25,20 +31,25 @@ from uno_env.rules import PHASES, Game, IllegalActionError, State
 from uno_env.variants import find_variant, list_variants
 
 if TYPE_CHECKING:
+    from uno_env.batch.learner import LearnerVectorEnv
     from uno_env.batch.vector import VectorEnv, vector_env
     from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
+    from uno_env.integrations.sb3 import sb3_vec_env
+    from uno_env.integrations.torchrl import torchrl_env
 
 _GYM_ID = "uno_env/UNO-v0"
 _FROM_ENV = ("env", "raw_env", "DEFAULT_MAX_STEPS")
 
 
 def register_gym() -> str:
-    """Register the Gymnasium id (once) and return it. A string entry point: the env
-    (uno_env.training.single_agent, above the agents layer) is imported by gymnasium.make only."""
+    """Register the Gymnasium id (once) and return it. String entry points: the env
+    (uno_env.training.single_agent, above the agents layer) and the vector env (numba) are
+    imported by gymnasium.make / make_vec only."""
     import gymnasium
 
     if _GYM_ID not in gymnasium.registry:
-        gymnasium.register(_GYM_ID, entry_point="uno_env.training.single_agent:SingleAgentEnv")
+        gymnasium.register(_GYM_ID, entry_point="uno_env.training.single_agent:SingleAgentEnv",
+                           vector_entry_point="uno_env.training.vector_learner:make_learner_vec")
     return _GYM_ID
 
 
@@ -70,14 +81,26 @@ def __getattr__(name: str) -> Any:
         from uno_env.batch import vector
 
         return getattr(vector, name)
+    if name == "LearnerVectorEnv":
+        from uno_env.batch import learner
+
+        return learner.LearnerVectorEnv
+    if name == "sb3_vec_env":  # Stable-Baselines3 (the sb3 extra) on first use
+        from uno_env.integrations import sb3
+
+        return sb3.sb3_vec_env
+    if name == "torchrl_env":  # TorchRL (the torchrl extra) on first use
+        from uno_env.integrations import torchrl
+
+        return torchrl.torchrl_env
     raise AttributeError(f"module 'uno_env' has no attribute {name!r}")
 
 
 sys.modules[__name__].__class__ = _Package
-if "gymnasium" in sys.modules:
-    register_gym()
+register_gym()  # importing the package registers its ids, as ale_py does
 
 __all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError",
-           "ObservationLayout", "State", "VectorEnv", "env", "find_variant", "list_variants",
-           "raw_env", "register_gym", "vector_env"]
+           "LearnerVectorEnv", "ObservationLayout", "State", "VectorEnv", "env", "find_variant",
+           "list_variants", "raw_env", "register_gym", "sb3_vec_env", "torchrl_env",
+           "vector_env"]
 __version__ = "0.2.0"

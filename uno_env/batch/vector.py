@@ -39,7 +39,11 @@ _INT64 = np.dtype(np.int64)
 
 
 class VectorEnv:
-    """``num_envs`` games of one configuration; see docs/vector-env.md."""
+    """``num_envs`` games of one configuration; see docs/vector-env.md.
+    ``metadata["autoreset_mode"]`` says how finished games restart, the Gymnasium way
+    (``SAME_STEP``, or ``DISABLED`` with ``autoreset=False``)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, variant: str = "classic", num_players: int = 2, num_envs: int = 1,
                  *, observations: bool = True, autoreset: bool = True,
@@ -60,6 +64,9 @@ class VectorEnv:
         self.max_steps = raw.max_steps
         self.observations = bool(observations)
         self.autoreset = bool(autoreset)
+        if not self.autoreset:
+            self.metadata = {**self.metadata,
+                             "autoreset_mode": gymnasium.vector.AutoresetMode.DISABLED}
         if not isinstance(parallel, bool):
             raise ValueError(f"parallel must be True or False, got {parallel!r}")
         # Opt-in: games on numba's threads (NUMBA_NUM_THREADS). It pays from a few hundred
