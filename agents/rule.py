@@ -54,45 +54,31 @@ The heuristic, decision by decision:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from uno_env.cards import WILD, Face
 from uno_env.observation import ObservationLayout
+from uno_env.rule_facts import (
+    DRAWING,
+    K_ACCEPT,
+    K_CATCH,
+    K_CHALLENGE,
+    K_COLOR,
+    K_DRAW,
+    K_PASS,
+    K_TARGET,
+    K_UNO,
+    PLAYS,
+    TEMPO_2P,
+    TEMPO_ALL,
+    Play,
+    RuleFacts,
+)
 from uno_env.rules import PHASES, Game
 
-# Action kinds, read from meanings.
-K_PLAY, K_PLAY_TWO, K_PLAY_FLEX, K_DRAW, K_PASS, K_COLOR, K_TARGET, K_CHALLENGE, K_ACCEPT, \
-    K_UNO, K_CATCH, K_OTHER = range(12)
-_SIMPLE = {"draw": K_DRAW, "pass": K_PASS, "challenge": K_CHALLENGE, "accept": K_ACCEPT,
-           "uno": K_UNO, "catch": K_CATCH}
-_PLAYS = (K_PLAY, K_PLAY_TWO, K_PLAY_FLEX)
 
-# Face effects (uno_env.cards effect names): those that make others draw, those that give
-# the player another turn with two players, and those that do with any number of players.
-_DRAWING = {"draw", "wild-draw", "wild-draw-color", "all-draw", "target-draw"}
-_TEMPO_2P = {"skip", "reverse", "reverse-skip"}
-_TEMPO_ALL = {"skip-everyone"}
-
-
-@dataclass(frozen=True)
-class _Play:
-    """What a play action does, from the rule agent's point of view."""
-
-    face: int  # the face that leaves the hand
-    cards: int  # how many cards leave (2 for a double play)
-    color: int  # the colour the card shows afterwards (WILD: chosen next)
-    side: int
-    effect: str  # the effect that applies (the flex face's for a flex play)
-    points: int
-    wild: bool
-    challengeable: bool
-    flex: bool
-
-
-class RuleAgent:
+class RuleAgent(RuleFacts):
     """The heuristic in this module's docstring, for one (variant, players, options)."""
 
     name = "rule"
@@ -103,60 +89,9 @@ class RuleAgent:
         self.layout = ObservationLayout(game)
         self.num_players = num_players
         self.challenge_threshold = float(challenge_threshold)
-        faces = game.faces
-        nf = len(faces)
-        self._face_side = [f.side for f in faces]
-        self._face_points = np.array([f.points for f in faces], dtype=np.float32)
-        self._wild_row = np.array([f.color == WILD for f in faces], dtype=np.float32)
-        self._draw_row = np.array([f.effect in _DRAWING for f in faces], dtype=np.float32)
-        face_index = {f.name: i for i, f in enumerate(faces)}
-        self._palettes = game.colors
-        # _color_rows[side, colour]: 0/1 over faces (for hand and discard counts)
-        self._color_rows = np.zeros((len(game.colors), 4, nf), dtype=np.float32)
-        for i, f in enumerate(faces):
-            if f.color != WILD:
-                self._color_rows[f.side, f.color, i] = 1.0
-        # cards of each colour in the deck, per side (for the bluff estimate)
-        self._deck_color = np.zeros((len(game.colors), 4), dtype=np.float32)
-        for side, side_faces in enumerate(game.side_faces):
-            for fid in side_faces:
-                if faces[fid].color != WILD:
-                    self._deck_color[side, faces[fid].color] += 1
-        self._num_cards = game.num_cards
-        flex_faces: tuple[Face | None, ...] = tuple(getattr(game.variant, "flex_faces", ()))
-        # Actions by meaning: kind and argument (a _Play, (side, colour) or a relative seat).
-        self._kind: list[int] = []
-        self._arg: list[Any] = []
-        for meaning in game.actions.meanings:
-            kind, arg = self._parse(meaning, face_index, faces, flex_faces)
-            self._kind.append(kind)
-            self._arg.append(arg)
+        RuleFacts.__init__(self, game)
         self._phase_names = list(PHASES)
-        self._track = K_CHALLENGE in self._kind  # memory only feeds the bluff estimate
         self.reset()
-
-    def _parse(self, meaning: str, face_index: dict[str, int], faces: tuple[Face, ...],
-               flex_faces: tuple[Face | None, ...]) -> tuple[int, Any]:
-        words = meaning.split()
-        head = words[0]
-        if head in _SIMPLE and len(words) == 1:
-            return _SIMPLE[head], None
-        if head in ("play", "play-two") and len(words) >= 2 and words[1] in face_index:
-            i = face_index[words[1]]
-            f = faces[i]
-            flex = head == "play" and "flex" in words[2:]
-            shown = flex_faces[i] if flex and i < len(flex_faces) else None
-            effect = shown.effect if shown is not None else f.effect
-            kind = K_PLAY_TWO if head == "play-two" else (K_PLAY_FLEX if flex else K_PLAY)
-            return kind, _Play(i, 2 if kind == K_PLAY_TWO else 1, f.color, f.side, effect,
-                               f.points, f.color == WILD, f.challengeable, flex)
-        if head == "color" and len(words) == 2:
-            for side, palette in enumerate(self._palettes):
-                if words[1] in palette:
-                    return K_COLOR, (side, palette.index(words[1]))
-        if head == "target" and len(words) == 2:
-            return K_TARGET, abs(int(words[1]))
-        return K_OTHER, None
 
     # --- protocol ---------------------------------------------------------------------------
     def seed(self, seed: int | None) -> None:
@@ -202,7 +137,7 @@ class RuleAgent:
             return self._choose_target(d, by_kind[K_TARGET])
         if K_CHALLENGE in by_kind and self._bluff_chance(d) >= self.challenge_threshold:
             return by_kind[K_CHALLENGE][0]
-        plays = [a for k in _PLAYS for a in by_kind.get(k, ())]
+        plays = [a for k in PLAYS for a in by_kind.get(k, ())]
         if plays:
             if len(plays) == 1:
                 return plays[0]
@@ -222,14 +157,14 @@ class RuleAgent:
             return int(d["dark_side"][0] > 0)
         return self._face_side[int(d["top"].argmax())]
 
-    def _play_score(self, d: dict[str, np.ndarray], p: _Play) -> float:
+    def _play_score(self, d: dict[str, np.ndarray], p: Play) -> float:
         next_size = float(d["opp_hand_size"][self._next_opponent(d)])
         danger = next_size <= 2
         effect = p.effect
         score = p.points / 20.0
-        if effect in _DRAWING:
+        if effect in DRAWING:
             score += 30.0 if danger else 6.0
-        elif effect in _TEMPO_ALL or (effect in _TEMPO_2P and self.num_players == 2):
+        elif effect in TEMPO_ALL or (effect in TEMPO_2P and self.num_players == 2):
             score += 25.0 if danger else 5.0
         elif effect in ("skip", "reverse-skip") and danger:
             score += 25.0
@@ -243,7 +178,7 @@ class RuleAgent:
         if p.wild:
             if p.challengeable and float(self._wild_row @ hand) > 1:
                 return score - 65.0  # another wild first: this one could count as a bluff
-            return score - (50.0 if effect in _DRAWING else 60.0)
+            return score - (50.0 if effect in DRAWING else 60.0)
         same_color = float(self._color_rows[p.side, p.color] @ hand)
         return score + 10.0 * (same_color - p.cards)
 
@@ -325,7 +260,7 @@ class RuleAgent:
         kind, arg = self._kind[action], self._arg[action]
         color = d["active_color"]
         self._prev_color = int(color.argmax()) if color.any() else None
-        if kind in _PLAYS:
+        if kind in PLAYS:
             discard[arg.face] += arg.cards
             self._prev_color = None if arg.wild else arg.color
         elif kind == K_COLOR:

@@ -42,7 +42,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                result: OpponentDiff | None = None) -> OpponentDiff:
     """Play ``decisions`` decisions; raise :class:`Mismatch` at the first difference."""
     from uno_env import agents
-    from uno_env.agents import rule
+    from uno_env import rule_facts as rule
     from uno_env.batch import layout as L
     from uno_env.batch.opponents import (
         KINDS,
@@ -65,7 +65,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
     kind_names = {rule.K_PLAY: "play", rule.K_PLAY_TWO: "play-two",
                   rule.K_PLAY_FLEX: "play-flex", rule.K_COLOR: "color",
                   rule.K_TARGET: "target", rule.K_OTHER: "other",
-                  **{k: name for name, k in rule._SIMPLE.items()}}
+                  **{k: name for name, k in rule.SIMPLE.items()}}
     pick = np.random.default_rng(seed)
     episode = [0] * num_envs
     py: list[list[Any]] = [[None] * num_players for _ in range(num_envs)]
@@ -106,7 +106,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
                 res.by_kind[k] += 1
                 if k == "play" and phase in OUT_OF_TURN:
                     res.by_kind[OUT_OF_TURN[phase]] += 1
-                if ot.act[R_EFFECT, got] == EC_FLIP and rule_kind[got] in rule._PLAYS:
+                if ot.act[R_EFFECT, got] == EC_FLIP and rule_kind[got] in rule.PLAYS:
                     res.by_kind["play: a Flip card"] += 1
                 if t.challenge_a >= 0 and mask[i, t.challenge_a]:
                     res.by_kind["bluff estimate" + (" from memory" if remembers else "")] += 1

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from uno_env import rule_facts as rule
 from uno_env.batch import layout as L
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
@@ -54,17 +55,13 @@ class RuleTables(NamedTuple):
 
 def rule_tables(game: Game, challenge_threshold: float = 0.5) -> RuleTables:
     """A ``RuleAgent``'s parse of ``game``'s actions and deck, as arrays."""
-    from uno_env.agents import rule
-
-    opts = dict(game.options)
-    agent = rule.RuleAgent(game.variant.name, game.num_players,
-                           challenge_threshold=challenge_threshold, **opts)
+    agent = rule.RuleFacts(game)
     na, nf = game.num_actions, game.num_faces
     act = np.zeros((9, na), np.int16)
     base = np.zeros(na, np.float64)
     for a, (kind, arg) in enumerate(zip(agent._kind, agent._arg, strict=True)):
         act[R_KIND, a] = kind
-        if kind in rule._PLAYS:
+        if kind in rule.PLAYS:
             p = arg
             act[R_ARG, a], act[R_SIDE, a], act[R_CARDS, a] = p.face, p.side, p.cards
             act[R_COLOR, a] = p.color
@@ -72,8 +69,8 @@ def rule_tables(game: Game, challenge_threshold: float = 0.5) -> RuleTables:
             base[a] = p.points / 20.0
             e = p.effect
             act[R_EFFECT, a] = (
-                EC_DRAW if e in rule._DRAWING
-                else EC_TEMPO if e in rule._TEMPO_ALL or (e in rule._TEMPO_2P
+                EC_DRAW if e in rule.DRAWING
+                else EC_TEMPO if e in rule.TEMPO_ALL or (e in rule.TEMPO_2P
                                                           and game.num_players == 2)
                 else EC_SKIP if e in ("skip", "reverse-skip")
                 else EC_FLIP if e == "flip" else EC_NONE)
@@ -81,7 +78,7 @@ def rule_tables(game: Game, challenge_threshold: float = 0.5) -> RuleTables:
             act[R_SIDE, a], act[R_ARG, a] = arg
         elif kind == rule.K_TARGET:
             act[R_ARG, a] = arg
-    plays = [a for k in rule._PLAYS for a in range(na) if agent._kind[a] == k]
+    plays = [a for k in rule.PLAYS for a in range(na) if agent._kind[a] == k]
     face = np.zeros((5, nf), np.int16)
     for f, fc in enumerate(game.faces):
         face[F_SIDE, f] = fc.side
@@ -92,7 +89,7 @@ def rule_tables(game: Game, challenge_threshold: float = 0.5) -> RuleTables:
     return RuleTables(
         act=act, base=base, play_order=np.array(plays or [-1], np.int16), face=face,
         deck_color=agent._deck_color.astype(np.int64), num_cards=int(agent._num_cards),
-        track=bool(agent._track), threshold=float(agent.challenge_threshold),
+        track=bool(agent._track), threshold=float(challenge_threshold),
         k_play=rule.K_PLAY, k_play_two=rule.K_PLAY_TWO, k_play_flex=rule.K_PLAY_FLEX,
         k_draw=rule.K_DRAW, k_pass=rule.K_PASS, k_color=rule.K_COLOR, k_target=rule.K_TARGET,
         k_challenge=rule.K_CHALLENGE, k_accept=rule.K_ACCEPT, k_uno=rule.K_UNO,
