@@ -23,6 +23,7 @@ from uno_env.agents.base import Agent, seed_agent
 from uno_env.play import play_episode
 from uno_env.stats import wilson_counts
 from uno_env.training.seating import (
+    Tally,
     agent_instance,
     agent_seed,
     deal_group,
@@ -107,8 +108,7 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
     # one instance per (agent, seat): agents may remember the game they are in
     seated = [[agent_instance(specs[i], variant, num_players, options, s) for i in range(2)]
               for s in range(num_players)]
-    wins, points, shared, no_winner, truncated, decisions = [0, 0], [0.0, 0.0], 0, 0, 0, 0
-    outcomes = []
+    tally = Tally()
     group = deal_group(num_players, seating)
     for k in range(start, stop):
         e.reset(seed=deal_seed(seed, k, group))
@@ -118,24 +118,11 @@ def play_games(specs: Sequence[Any], variant: str, num_players: int, options: di
             seed_agent(ag, agent_seed(seed, k, s))
             ag.reset()
         episode = play_episode(e, players)
-        decisions += episode.steps
         g = e.engine
-        for s, sc in enumerate(g.scores):
-            points[owner[s]] += sc
-        won = {owner[s] for s in g.winners()}
-        if episode.truncated:
-            truncated += 1
-        if len(won) == 1:
-            wins[won.pop()] += 1
-        elif won:
-            shared += 1
-        else:
-            no_winner += 1
-        outcomes.append((tuple(g.scores), tuple(g.winners()), episode.truncated, episode.steps))
+        tally.add(owner, g.scores, g.winners(), episode.truncated, episode.steps)
         if on_game is not None:
             on_game()
-    return {"wins": wins, "points": points, "shared": shared, "no_winner": no_winner,
-            "truncated": truncated, "decisions": decisions, "outcomes": outcomes}
+    return tally.as_dict()
 
 
 def evaluate(agent_a: str | Agent, agent_b: str | Agent, games: int, variant: str = "classic",

@@ -51,6 +51,7 @@ def play_games_batch(specs: Sequence[str], variant: str, num_players: int,
     from uno_env.batch.arena import Arena, ExternalPolicy
     from uno_env.batch.opponents import KINDS, OPP_EXTERNAL
     from uno_env.training.seating import (
+        Tally,
         agent_instance,
         agent_seed,
         deal_group,
@@ -83,21 +84,9 @@ def play_games_batch(specs: Sequence[str], variant: str, num_players: int,
     out = arena.play([deal_seed(seed, k, group) for k in games], agent_seeds, kind_of[owner],
                      policy_index[owner], policies,
                      None if on_game is None else tick)
-    wins, points, shared, no_winner, truncated = [0, 0], [0.0, 0.0], 0, 0, 0
-    outcomes = []
+    tally = Tally()
     for g in range(len(games)):
-        for q in range(n):
-            points[owner[g, q]] += int(out.scores[g, q])
-        winners = [q for q in range(n) if out.winners[g] >> q & 1]
-        won = {int(owner[g, q]) for q in winners}
-        truncated += bool(out.truncated[g])
-        if len(won) == 1:
-            wins[won.pop()] += 1
-        elif won:
-            shared += 1
-        else:
-            no_winner += 1
-        outcomes.append((tuple(int(x) for x in out.scores[g]), tuple(winners),
-                         bool(out.truncated[g]), int(out.steps[g])))
-    return {"wins": wins, "points": points, "shared": shared, "no_winner": no_winner,
-            "truncated": truncated, "decisions": int(out.steps.sum()), "outcomes": outcomes}
+        tally.add(owner[g], [int(x) for x in out.scores[g]],
+                  [q for q in range(n) if out.winners[g] >> q & 1], bool(out.truncated[g]),
+                  int(out.steps[g]))
+    return tally.as_dict()

@@ -4,6 +4,8 @@ games."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from uno_env.seeding import derive_seed
@@ -41,3 +43,36 @@ def agent_instance(spec: Any, variant: str, num_players: int, options: dict[str,
     from uno_env import agents
 
     return agents.load(spec, variant=variant, num_players=num_players, seed=seat, **options)
+
+
+@dataclass
+class Tally:
+    """What a run of games adds up to, by agent (0 = A, 1 = B): the same bookkeeping for the
+    Python loop and the batch engine, so their results compare field for field."""
+
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    points: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    shared: int = 0  # games both agents won (tied match winners)
+    no_winner: int = 0
+    truncated: int = 0
+    decisions: int = 0
+    outcomes: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def add(self, owner: Sequence[int], scores: Sequence[int], winners: Sequence[int],
+            truncated: bool, steps: int) -> None:
+        """One game: ``owner[seat]`` is the agent at each seat, ``winners`` the seats."""
+        for s, sc in enumerate(scores):
+            self.points[int(owner[s])] += sc
+        won = {int(owner[s]) for s in winners}
+        self.truncated += truncated
+        self.decisions += steps
+        if len(won) == 1:
+            self.wins[won.pop()] += 1
+        elif won:
+            self.shared += 1
+        else:
+            self.no_winner += 1
+        self.outcomes.append((tuple(scores), tuple(winners), truncated, steps))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

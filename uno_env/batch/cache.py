@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "rules" / "codes.py"]
@@ -59,3 +60,23 @@ def mark(cache_dir: Path = HERE / "__pycache__") -> None:
             stamp.write_text(sources_digest())
     except OSError:
         pass
+
+
+class EntryPoints:
+    """Kernels called through their compiled entry point for the argument types of the
+    first call, looked up once: numba's per-call type dispatch over a batch state's many
+    arrays costs microseconds a call, several calls a step (the buffers' types never
+    change)."""
+
+    def __init__(self) -> None:
+        self._fns: dict[Any, Any] = {}
+
+    def run(self, kernel: Any, *args: Any) -> Any:
+        fn = self._fns.get(kernel)
+        if fn is None:
+            fn = self._fns[kernel] = kernel.compile(tuple(kernel.typeof_pyval(x) for x in args))
+            mark()
+        return fn(*args)
+
+    def clear(self) -> None:
+        self._fns.clear()

@@ -26,7 +26,7 @@ from gymnasium.vector.utils import batch_space
 
 from uno_env.batch import learner_kernel as K
 from uno_env.batch import opponents as O
-from uno_env.batch.cache import mark as mark_compiled
+from uno_env.batch.cache import EntryPoints
 from uno_env.batch.convert import to_state
 from uno_env.batch.layout import allocate
 from uno_env.batch.pcg64 import load_state
@@ -155,19 +155,13 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self.final_seat = np.zeros(b, np.int64)
         self._all = np.ones(b, np.bool_)
         self._seeded = np.zeros(b, np.bool_)
-        self._entries: dict[Any, Any] = {}
+        self._entries = EntryPoints()
         self._sample_rng: np.ndarray | None = None
         self._sample_out = np.zeros(b, np.int64)
 
     def _run(self, kernel: Any, *args: Any) -> Any:
-        """``kernel(*args)`` through its compiled entry point, looked up once (numba's
-        per-call type dispatch over the state's arrays costs microseconds a call)."""
-        fn = self._entries.get(kernel)
-        if fn is None:
-            fn = self._entries[kernel] = kernel.compile(
-                tuple(kernel.typeof_pyval(x) for x in args))
-            mark_compiled()
-        return fn(*args)
+        """``kernel(*args)`` through its compiled entry point (:class:`EntryPoints`)."""
+        return self._entries.run(kernel, *args)
 
     def _status(self, r: int) -> int:
         if r >= 0:

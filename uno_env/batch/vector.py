@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from uno_env.batch.cache import mark as mark_compiled
+from uno_env.batch.cache import EntryPoints
 from uno_env.batch.convert import from_state, to_state
 from uno_env.batch.layout import CUR, NSTEPS, allocate, bytes_per_game
 from uno_env.batch.sample import random_actions, random_actions_parallel
@@ -99,18 +99,11 @@ class VectorEnv:
         self._sample_rng: np.ndarray | None = None  # seeded by the first sample_actions
         self._sample_out = np.zeros(b, np.int64)
         self._seeded = False
-        self._entries: dict[Any, Any] = {}
+        self._entries = EntryPoints()
 
     def _run(self, kernel: Any, *args: Any) -> Any:
-        """``kernel(*args)`` through its compiled entry point for these argument types,
-        looked up once: numba's per-call type dispatch of the state's 23 arrays cost ~4 us a
-        call, three calls a step (the buffers' types never change; actions are made C int64)."""
-        fn = self._entries.get(kernel)
-        if fn is None:
-            fn = self._entries[kernel] = kernel.compile(
-                tuple(kernel.typeof_pyval(x) for x in args))
-            mark_compiled()
-        return fn(*args)
+        """``kernel(*args)`` through its compiled entry point (:class:`EntryPoints`)."""
+        return self._entries.run(kernel, *args)
 
     @property
     def bytes_per_game(self) -> int:
