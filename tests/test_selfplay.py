@@ -33,6 +33,7 @@ def tiny(out: Path, **over: Any) -> dict[str, Any]:
         "opponents": {"self": 1, "rule": 1, "random": 1, "frozen": 1},
         "pool_size": 2, "pool_interval": 1, "checkpoint_interval": 1, "eval_interval": 0,
         "eval_games": 0, "output_dir": str(out), "progress": False, "tensorboard": False,
+        "workers": 1,  # in the test's process (test_selfplay_workers.py runs processes)
     }
     cfg.update(over)
     return cfg

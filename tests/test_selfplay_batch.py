@@ -261,8 +261,10 @@ def test_each_agent_config_trains_and_its_agent_name_resolves(
     cfg = yaml.safe_load(path.read_text())
     assert cfg["engine"] == "batch" and cfg["hidden"] == [256, 256]
     variant, n = cfg["variant"], cfg["num_players"]
+    assert cfg["workers"] == cfg["policy_lag"] == "auto"  # every core (docs/training.md)
+    # one worker in the test's process (worker processes: test_selfplay_workers.py)
     cfg.update(num_envs=4, rollout_ticks=8, total_steps=1, eval_games=4, eval_interval=0,
-               teacher_steps=16, progress=False, tensorboard=False,
+               teacher_steps=16, progress=False, tensorboard=False, workers=1,
                output_dir=str(tmp_path / "run"), export=str(tmp_path / f"{variant}_{n}p.pt"))
     s = SelfPlayTrainer(cfg).run()
     assert s["updates"] == 1 and s["curve"][-1]["rule"]["games"] >= 4  # evaluated at the end

@@ -1,16 +1,18 @@
 """End-to-end training throughput, side by side in one run: the self-play trainer on the batch
-engine, the same trainer on the Python engine (``engine: python``, the trainer before the
-batch engine) and SB3 MaskablePPO on the single-agent env, all 2-player classic with the
-shipped network (MLP 256x256).
+engine on one core and on every core (``workers: auto``, ``policy_lag: 1``), the same trainer
+on the Python engine (``engine: python``, the trainer before the batch engine) and SB3
+MaskablePPO on the single-agent env, all 2-player classic with the shipped network (MLP
+256x256).
 
-``python -m uno_env.training.bench_selfplay [--seconds 20] [--rounds 2] [--workers 1]``
+``python -m uno_env.training.bench_selfplay [--seconds 20] [--rounds 2] [--workers auto]``
 
 Each contender runs whole iterations (a rollout, then its PPO update) for ``seconds`` per
 round; rounds alternate so that machine load affects every contender alike. Printed per
 contender: game decisions per second of wall time (collection plus updates) and per second
-of this process's CPU time (what a core gives it when other programs share the machine),
-decisions trained per update, and the ratios to the Python-engine trainer. The machine's
-load average is printed beside them: on a shared machine wall-clock figures fall with it.
+of CPU time (this process and its rollout workers': what a core gives it when other
+programs share the machine), the ratios to the Python-engine trainer, and the all-core
+trainer's ratio to the one-core one. The machine's load average is printed beside them: on
+a shared machine wall-clock figures fall with it, and the all-core ratio needs idle cores.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from typing import Any
 
 import yaml
 
+from uno_env.training.config import usable_cpus
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "train"
 Iteration = Callable[[], int]  # one rollout + update; returns game decisions played
+ONE_CORE = {"workers": 1, "policy_lag": 0}  # the trainer in one process, as it was
 # The trainer as it was before the batch engine (configs/train/classic_selfplay.yaml of
 # commit 901fc37): raw_env games, 80% rule opponents, the rule teacher, 4 epochs.
 PREVIOUS = {"engine": "python", "num_envs": 64, "rollout_ticks": 128, "epochs": 4,
@@ -34,7 +39,30 @@ PREVIOUS = {"engine": "python", "num_envs": 64, "rollout_ticks": 128, "epochs": 
             "teacher": "rule", "teacher_steps": 500_000}
 
 
-def selfplay(over: dict[str, Any], out: str) -> Iteration:
+def proc_cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of live processes ``pids`` (Linux ``/proc``; 0 elsewhere)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Contender:
+    """One iteration function and the processes whose CPU time it uses."""
+
+    def __init__(self, run: Iteration, pids: list[int] | None = None,
+                 close: Callable[[], None] = lambda: None) -> None:
+        self.run, self.pids, self.close = run, pids or [], close
+
+    def cpu(self) -> float:
+        return time.process_time() + proc_cpu_seconds(self.pids)
+
+
+def selfplay(over: dict[str, Any], out: str) -> Contender:
     from uno_env.training.selfplay import SelfPlayTrainer
 
     cfg = yaml.safe_load((CONFIGS / "classic_selfplay.yaml").read_text())
@@ -43,15 +71,17 @@ def selfplay(over: dict[str, Any], out: str) -> Iteration:
     cfg.update(over)
     t = SelfPlayTrainer(cfg)
     t.begin()
-    per = t.cfg.num_envs * t.cfg.rollout_ticks * t.cfg.workers  # every seat's decisions
+    per = t.cfg.num_envs * t.cfg.rollout_ticks  # every seat's decisions, all workers'
+    procs = getattr(t.workers.workers, "procs", []) if t.workers is not None else []
 
     def run() -> int:
         t.iteration()
         return per
-    return run
+    return Contender(run, [int(p.pid) for p in procs],
+                     t.workers.close if t.workers is not None else lambda: None)
 
 
-def sb3(out: str) -> Iteration:
+def sb3(out: str) -> Contender:
     import torch
 
     from uno_env.training.sb3_train import build_model, make_vec_env, resolve_config
@@ -66,29 +96,32 @@ def sb3(out: str) -> Iteration:
     def run() -> int:
         model.learn(total_timesteps=per, reset_num_timesteps=False)
         return per  # the learner's decisions (the opponents' are not counted)
-    return run
+    return Contender(run)
 
 
-def measure(run: Iteration, seconds: float) -> tuple[int, float, float]:
+def measure(c: Contender, seconds: float) -> tuple[int, float, float]:
     decisions = 0
-    w0, c0 = time.perf_counter(), time.process_time()
+    w0, c0 = time.perf_counter(), c.cpu()
     while time.perf_counter() - w0 < seconds:
-        decisions += run()
-    return decisions, time.perf_counter() - w0, time.process_time() - c0
+        decisions += c.run()
+    return decisions, time.perf_counter() - w0, c.cpu() - c0
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=20.0, help="per contender per round")
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--workers", type=int, default=1, help="batch-engine rollout workers")
+    p.add_argument("--workers", default="auto",
+                   help="rollout workers of the all-core contender (auto: one per CPU)")
     p.add_argument("--skip", default="", help="comma-separated contenders to leave out")
     a = p.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_selfplay_")
-    shipped = {"engine": "batch", "workers": a.workers}
-    makers: dict[str, Callable[[], Iteration]] = {
+    shipped = {"engine": "batch", **ONE_CORE}
+    every = {"engine": "batch", "workers": a.workers, "policy_lag": "auto"}
+    makers: dict[str, Callable[[], Contender]] = {
         "batch": lambda: selfplay({**shipped, "opponents": {"self": 1}}, f"{tmp}/b"),
         "batch-config-mix": lambda: selfplay(shipped, f"{tmp}/m"),
+        "all-cores-mix": lambda: selfplay(every, f"{tmp}/a"),
         "mix-python-opp": lambda: selfplay({**shipped, "opponent_engine": "python"},
                                            f"{tmp}/q"),
         "python": lambda: selfplay({"engine": "python", "num_envs": 64,
@@ -99,28 +132,36 @@ def main(argv: list[str] | None = None) -> int:
     }
     skip = {s for s in a.skip.split(",") if s}
     runs = {name: make() for name, make in makers.items() if name not in skip}
-    for run in runs.values():  # warm-up: compiled kernels loaded, first allocations made
-        run()
+    for contender in runs.values():  # warm-up: compiled kernels loaded, first allocations
+        contender.run()
     totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in runs}
     for _ in range(a.rounds):
-        for name, run in runs.items():
-            d, w, c = measure(run, a.seconds)
+        for name, contender in runs.items():
+            d, w, c = measure(contender, a.seconds)
             totals[name][0] += d
             totals[name][1] += w
             totals[name][2] += c
     load = os.getloadavg()
+    for contender in runs.values():
+        contender.close()
     print(f"2-player classic, MLP 256x256, {a.rounds} rounds x {a.seconds:.0f} s per "
           f"contender; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
-          f"{os.cpu_count()} CPUs")
+          f"{os.cpu_count()} CPUs ({usable_cpus()} usable by this process)")
     base = totals.get("python")
     for name, (dec, wall, cpu) in totals.items():
         ratio = (f"  x{(dec / wall) / (base[0] / base[1]):.1f} vs python" if base and base[0]
                  else "")
         print(f"{name:>18}: {dec / wall:9.0f} decisions/s wall  {dec / cpu:9.0f} per "
               f"CPU-second{ratio}")
+    one, every_t = totals.get("batch-config-mix"), totals.get("all-cores-mix")
+    if one and every_t and one[0]:
+        print(f"all cores (workers: {a.workers}, policy_lag: 1) vs one core: "
+              f"x{(every_t[0] / every_t[1]) / (one[0] / one[1]):.2f} decisions/s wall")
     print("batch, python: configs/train/classic_selfplay.yaml with opponents: self, no "
           "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
-          "self, frozen), no teacher, rule seats compiled; mix-python-opp: the same with "
+          "self, frozen), no teacher, rule seats compiled, one core (workers: 1, policy_lag: "
+          "0; batch and mix-python-opp too); all-cores-mix: the same on every core; "
+          "mix-python-opp: the same with "
           "Python rule agents (opponent_engine: python, the trainer before); "
           "python-previous: the trainer's config before the batch engine (rule teacher, 80% "
           "rule); sb3: MaskablePPO of configs/train/classic_sb3.yaml against random/rule, "

@@ -11,6 +11,7 @@ result with :meth:`Config.validate`. Nothing here imports torch or sb3.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
@@ -144,8 +145,17 @@ class SelfPlayConfig(TrainerConfig):
     # engine batch: "compiled" moves rule / random seats by numba kernels that choose what the
     # Python agents choose (uno_env.batch.opponents; the same games); "python": agent calls
     opponent_engine: str = "compiled"
-    num_envs: int = 64  # games played side by side (per worker)
-    workers: int = 1  # rollout workers (batch engine), each with num_envs games
+    num_envs: int = 64  # games played side by side (split between the workers)
+    # rollout workers (batch engine), each playing its share of the num_envs games: "auto" is
+    # one per CPU this process may use (docs/training.md, "Every core")
+    workers: int | str = "auto"
+    # updates by which the weights a rollout is played with trail the learner's: 0 plays each
+    # rollout with the current weights; 1 lets the workers play the next rollout while the
+    # learner updates. "auto": 1 when the workers run beside the learner, else 0
+    policy_lag: int | str = "auto"
+    # workers > 1 run in their own processes; false: one after another in the learner's
+    # process (the same numbers, one core: for debugging)
+    worker_processes: bool = True
     ray: bool = False  # run the workers as Ray actors (see uno_env.training.selfplay.workers)
     ray_address: str | None = None  # ray.init address: null starts a local cluster
     device: str = "cpu"  # cpu | cuda | cuda:N | auto (cuda when available); the learner's
@@ -212,9 +222,16 @@ class SelfPlayConfig(TrainerConfig):
         one_of(self, "critic", ("obs", "state"))
         one_of(self, "engine", ("batch", "python"))
         one_of(self, "opponent_engine", ("compiled", "python"))
-        positive(self, "workers")
-        if self.engine == "python" and (self.workers > 1 or self.ray):
-            raise ValueError("workers > 1 and ray need engine: batch")
+        self.workers = auto_or_int(self, "workers", 1)
+        self.policy_lag = auto_or_int(self, "policy_lag", 0)
+        if self.policy_lag not in ("auto", 0, 1):
+            raise ValueError(f"policy_lag must be auto, 0 or 1, got {self.policy_lag!r}")
+        if self.engine == "python" and (self.workers not in ("auto", 1) or self.ray
+                                        or self.policy_lag == 1):
+            raise ValueError("workers > 1, policy_lag: 1 and ray need engine: batch")
+        if isinstance(self.workers, int) and self.workers > self.num_envs:
+            raise ValueError(f"workers={self.workers} but there are only num_envs="
+                             f"{self.num_envs} games to share between them")
         if not (self.device in ("cpu", "cuda", "auto") or self.device.startswith("cuda:")):
             raise ValueError(f"device={self.device!r}; allowed: cpu, cuda, cuda:N, auto")
         one_of(self, "lr_schedule", SCHEDULES)
@@ -232,6 +249,39 @@ class SelfPlayConfig(TrainerConfig):
         if not 0.0 < self.gamma <= 1.0 or not 0.0 <= self.gae_lambda <= 1.0:
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
         config_key(self.variant, self.num_players, self.options)  # the game must exist
+
+    def resolved(self) -> SelfPlayConfig:
+        """A copy with ``workers`` and ``policy_lag`` as numbers: ``auto`` workers is one per
+        CPU this process may use (at most ``num_envs``; one on ``engine: python``), ``auto``
+        lag is 1 when the workers run beside the learner (in processes or Ray actors)."""
+        workers = self.workers
+        if workers == "auto":
+            workers = 1 if self.engine == "python" else min(usable_cpus(), self.num_envs)
+        beside = self.ray or (int(workers) > 1 and self.worker_processes)
+        lag = (1 if beside else 0) if self.policy_lag == "auto" else self.policy_lag
+        return dataclasses.replace(self, workers=int(workers), policy_lag=int(lag))
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def auto_or_int(cfg: Config, name: str, low: int) -> int | str:
+    """Key ``name`` as ``"auto"`` or an int >= ``low`` (YAML and ``--set`` give either)."""
+    value = getattr(cfg, name)
+    if value == "auto":
+        return "auto"
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = low - 1
+    if str(number) != str(value).strip() or number < low:
+        raise ValueError(f"{name} must be auto or an integer >= {low}, got {value}")
+    return number
 
 
 # --- SB3 MaskablePPO ----------------------------------------------------------------------------

@@ -29,10 +29,10 @@ from uno_env.seeding import streams
 from uno_env.training.config import SelfPlayConfig
 from uno_env.training.selfplay.evaluation import evaluate_policy, evaluate_policy_batch
 from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
+from uno_env.training.selfplay.pipeline import Pipeline
 from uno_env.training.selfplay.ppo import ppo_update
 from uno_env.training.selfplay.rollout import Rollout, make_env
 from uno_env.training.selfplay.weights import fitted_weights
-from uno_env.training.selfplay.workers import LocalWorkers, cpu_state, make_workers, merge
 
 
 def resolve_device(name: str) -> torch.device:
@@ -63,7 +63,7 @@ class SelfPlayTrainer:
 
     def __init__(self, config: dict[str, Any] | SelfPlayConfig) -> None:
         cfg = config if isinstance(config, SelfPlayConfig) else SelfPlayConfig.from_dict(config)
-        self.cfg = cfg
+        self.cfg = cfg = cfg.resolved()  # workers and policy_lag as numbers
         self.out = Path(cfg.output_dir)
         self.key = config_key(cfg.variant, cfg.num_players, cfg.options)
         self.n = cfg.num_players
@@ -102,7 +102,7 @@ class SelfPlayTrainer:
         self.teacher_coef = cfg.teacher_coef if cfg.teacher else 0.0
         # engine: python -> one Rollout of raw_env games, with the trainer's pool and agents;
         # engine: batch -> workers, each with its own games, pool copy and streams
-        self.workers: LocalWorkers | None = None
+        self.workers: Pipeline | None = None
         self.rollout: Any = None
         if cfg.engine == "python":
             if self.device.type != "cpu":
@@ -111,10 +111,7 @@ class SelfPlayTrainer:
                                    {"env": self.rng_env, "seat": self.rng_seat,
                                     "act": self.rng_act}, self.critic_extra)
         else:
-            self.workers = make_workers(cfg, str(self.device))
-            if not cfg.ray:
-                self.rollout = self.workers.items[0]
-        self._worker_states: list[dict[str, Any]] | None = None
+            self.workers = Pipeline(cfg, str(self.device))
 
     # --- checkpoints ----------------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
@@ -132,7 +129,7 @@ class SelfPlayTrainer:
                     "torch": torch.get_rng_state()},
             "curve": self.curve,
             "config": dataclasses.asdict(self.cfg),
-            "workers": [] if self.workers is None else self.workers.states(),
+            **({"workers": []} if self.workers is None else self.workers.state()),
         }
 
     def _info(self) -> dict[str, Any]:
@@ -162,11 +159,8 @@ class SelfPlayTrainer:
         self.rng_shuffle.bit_generator.state = r["shuffle"]
         torch.set_rng_state(r["torch"])
         self.curve = list(ck["curve"])
-        states = ck.get("workers") or None
-        if self.workers is not None and states is not None and len(states) != self.cfg.workers:
-            raise ValueError(f"checkpoint {str(path)!r} has {len(states)} rollout worker(s), "
-                             f"the config asks for workers={self.cfg.workers}")
-        self._worker_states = states
+        if self.workers is not None:
+            self.workers.load(ck, str(path))
 
     def _load_weights(self, pol: dict[str, Any], path: str | Path, widen: bool = False
                       ) -> None:
@@ -246,7 +240,7 @@ class SelfPlayTrainer:
             stats["truncated"] = info["truncated"] / len(info["lengths"])
         if self.updates % cfg.pool_interval == 0:
             if self.workers is not None:  # the trainer's pool: the versions, for the record
-                self.workers.add_frozen(self.updates, cpu_state(self.net))
+                self.workers.snapshot(self.updates, self.net)
                 self.pool.snapshot(self.net, self.updates, set())
             else:
                 self.pool.snapshot(self.net, self.updates, self.rollout.in_use())
@@ -255,11 +249,7 @@ class SelfPlayTrainer:
     def begin(self) -> None:
         """Deal the first games, or restore those in flight at the resumed checkpoint."""
         if self.workers is not None:
-            if self._worker_states is not None:
-                self.workers.load_states(self._worker_states)
-                self._worker_states = None
-            else:
-                self.workers.start(self.teacher_coef)
+            self.workers.begin(self.net, self.teacher_coef)
         else:
             self.rollout.teacher_coef = self.teacher_coef
             self.rollout.start()
@@ -269,8 +259,7 @@ class SelfPlayTrainer:
         """One rollout: the trainable decisions (with advantages) and the games' results."""
         cfg = self.cfg
         if self.workers is not None:
-            self.workers.set_weights(cpu_state(self.net))
-            return merge(self.workers.run(self.teacher_coef))
+            return self.workers.collect(self.net, self.teacher_coef, self.steps, self.updates)
         ro = self.rollout
         before = ro.size
         ro.teacher_coef = self.teacher_coef

@@ -63,19 +63,29 @@ def worker_streams(seed: int, worker: int) -> dict[str, np.random.Generator]:
             "act": np.random.default_rng(act)}
 
 
+def games_of(cfg: SelfPlayConfig, worker: int) -> int:
+    """Worker ``worker``'s share of the run's ``num_envs`` games (the first workers play one
+    more when they do not divide evenly)."""
+    workers = int(cfg.resolved().workers)
+    if not 0 <= worker < workers:
+        raise ValueError(f"worker {worker} of a run with workers={cfg.workers}")
+    return cfg.num_envs // workers + (worker < cfg.num_envs % workers)
+
+
 class VectorRollout(DecisionBuffer):
-    """One worker: ``cfg.num_envs`` batch-engine games and the buffer of their learner
-    decisions. ``net_args`` is ``(obs_dim, num_actions, hidden, critic_extra)``."""
+    """One worker: its share (:func:`games_of`) of the ``cfg.num_envs`` batch-engine games
+    and the buffer of their learner decisions."""
 
     def __init__(self, cfg: SelfPlayConfig | dict[str, Any], worker: int = 0,
                  device: str = "cpu", threads: int | None = None) -> None:
-        cfg = cfg if isinstance(cfg, SelfPlayConfig) else SelfPlayConfig.from_dict(cfg)
+        cfg = (cfg if isinstance(cfg, SelfPlayConfig) else SelfPlayConfig.from_dict(cfg)
+               ).resolved()
         if threads is not None:  # a Ray actor: its own process
             torch.set_num_threads(threads)
         self.cfg = cfg
         self.worker = worker
         self.device = torch.device(device)
-        k, n = cfg.num_envs, cfg.num_players
+        k, n = games_of(cfg, worker), cfg.num_players
         self.env = VectorEnv(cfg.variant, n, k, max_steps=cfg.max_steps, **cfg.options)
         nf = self.env.layout.game.num_faces
         self.critic_extra = (n - 1) * nf if cfg.critic == "state" else 0

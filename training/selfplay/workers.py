@@ -1,10 +1,14 @@
 """Rollout workers of the batch-engine trainer: ``workers`` :class:`VectorRollout` objects,
-each with its own ``num_envs`` games and random streams, run in the learner's process one
-after the other (:class:`LocalWorkers`) or as Ray actors in parallel (:class:`RayWorkers`).
+each with its share of the ``num_envs`` games and its own random streams, run in the
+learner's process one after the other (:class:`LocalWorkers`), each in its own process
+(:class:`~uno_env.training.selfplay.procs.ProcessWorkers`) or as Ray actors
+(:class:`RayWorkers`).
 
-Both give the learner the same batches for the same seed (worker ``w`` draws its deals,
+All give the learner the same batches for the same seed (worker ``w`` draws its deals,
 seats and actions from :func:`~uno_env.training.selfplay.vector_rollout.worker_streams` whatever
-process it lives in), so ``ray: true`` changes the speed of a run, not its numbers.
+process it lives in), so where the workers run changes the speed of a run, not its numbers.
+A rollout is :meth:`~LocalWorkers.submit`-ted, then :meth:`~LocalWorkers.receive`-d: in
+between the learner may update (``policy_lag: 1``, docs/training.md).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ class LocalWorkers:
     """The workers as plain objects of the learner's process."""
 
     def __init__(self, cfg: SelfPlayConfig, device: str) -> None:
-        self.items = [VectorRollout(cfg, w, device) for w in range(cfg.workers)]
+        self.items = [VectorRollout(cfg, w, device) for w in range(int(cfg.workers))]
+        self._teacher_coef = 0.0
 
     def start(self, teacher_coef: float) -> None:
         for w in self.items:
@@ -43,8 +48,13 @@ class LocalWorkers:
         for w in self.items:
             w.add_frozen(version, state_dict)
 
-    def run(self, teacher_coef: float) -> list[Result]:
-        return [w.run(teacher_coef) for w in self.items]
+    def submit(self, teacher_coef: float) -> None:
+        """Start a rollout with the weights set last (here: played at :meth:`receive`)."""
+        self._teacher_coef = teacher_coef
+
+    def receive(self) -> list[Result]:
+        """The submitted rollout's results, in worker order."""
+        return [w.run(self._teacher_coef) for w in self.items]
 
     def states(self) -> list[dict[str, Any]]:
         return [w.state() for w in self.items]
@@ -71,7 +81,8 @@ class RayWorkers(LocalWorkers):
         actor: Any = ray.remote(num_cpus=1)(VectorRollout)
         self.ray = ray
         self.actors: list[Any] = [actor.remote(cfg.to_dict(), w, "cpu", cfg.threads)
-                       for w in range(cfg.workers)]
+                       for w in range(int(cfg.workers))]
+        self._futures: list[Any] = []
 
     def _all(self, method: str, *args: Any) -> list[Any]:
         return list(self.ray.get([getattr(a, method).remote(*args) for a in self.actors]))
@@ -85,8 +96,11 @@ class RayWorkers(LocalWorkers):
     def add_frozen(self, version: int, state_dict: dict[str, torch.Tensor]) -> None:
         self._all("add_frozen", version, self.ray.put(state_dict))
 
-    def run(self, teacher_coef: float) -> list[Result]:
-        return self._all("run", teacher_coef)
+    def submit(self, teacher_coef: float) -> None:
+        self._futures = [a.run.remote(teacher_coef) for a in self.actors]
+
+    def receive(self) -> list[Result]:
+        return list(self.ray.get(self._futures))
 
     def states(self) -> list[dict[str, Any]]:
         return self._all("state")
@@ -102,7 +116,14 @@ class RayWorkers(LocalWorkers):
 
 
 def make_workers(cfg: SelfPlayConfig, device: str) -> LocalWorkers:
-    return RayWorkers(cfg, device) if cfg.ray else LocalWorkers(cfg, device)
+    """The workers of a resolved config (:meth:`SelfPlayConfig.resolved`)."""
+    if cfg.ray:
+        return RayWorkers(cfg, device)
+    if int(cfg.workers) > 1 and cfg.worker_processes:
+        from uno_env.training.selfplay.procs import ProcessWorkers
+
+        return ProcessWorkers(cfg)
+    return LocalWorkers(cfg, device)
 
 
 def merge(results: list[Result]) -> Result:

@@ -1,0 +1,136 @@
+"""Rollout workers in their own processes: one :class:`VectorRollout` per process, driven over
+a pipe by the learner, so that the workers play on the other cores while the learner updates
+(docs/training.md, "Every core").
+
+Each process is started with ``spawn`` (a fresh interpreter: no torch or OpenMP state copied
+from the learner by ``fork``) and sets its own torch thread count: it is the program that owns
+that process. The learner's process is left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+import torch
+
+from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.vector_rollout import VectorRollout
+from uno_env.training.selfplay.workers import LocalWorkers, Result
+
+JOIN_S = 10.0  # how long close() waits for a worker to leave before ending it
+
+
+def serve(conn: Connection, config: dict[str, Any], worker: int, threads: int) -> None:
+    """A worker process's loop: ``(method, args)`` in, ``("ok", result)`` or ``("error",
+    traceback)`` out, until ``close``."""
+    try:
+        rollout = VectorRollout(config, worker, "cpu", threads)
+        conn.send(("ok", None))
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        return
+    while True:
+        try:
+            method, args = conn.recv()
+        except EOFError:  # the learner is gone
+            return
+        if method == "close":
+            return
+        try:
+            conn.send(("ok", getattr(rollout, method)(*args)))
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+
+
+class ProcessWorkers(LocalWorkers):
+    """``cfg.workers`` worker processes (CPU), each playing its share of the games."""
+
+    def __init__(self, cfg: SelfPlayConfig) -> None:
+        ctx = mp.get_context("spawn")
+        self.conns: list[Connection] = []
+        self.procs: list[Any] = []
+        self._busy = False
+        for w in range(int(cfg.workers)):
+            mine, theirs = ctx.Pipe()
+            p = ctx.Process(target=serve, args=(theirs, cfg.to_dict(), w, cfg.threads),
+                            name=f"uno-rollout-worker-{w}", daemon=True)
+            p.start()
+            theirs.close()
+            self.conns.append(mine)
+            self.procs.append(p)
+        try:
+            self._gather()  # each worker built its games (or says why not)
+        except BaseException:
+            self.close()
+            raise
+
+    def _gather(self) -> list[Any]:
+        out = []
+        for w, conn in enumerate(self.conns):
+            try:
+                status, value = conn.recv()
+            except EOFError:
+                code = self.procs[w].exitcode
+                raise RuntimeError(f"rollout worker {w} exited (exit code {code})") from None
+            if status == "error":
+                raise RuntimeError(f"rollout worker {w} failed:\n{value}")
+            out.append(value)
+        return out
+
+    def _all(self, method: str, *args: Any) -> list[Any]:
+        if self._busy:
+            raise RuntimeError(f"{method}() while a rollout is in flight; receive() it first")
+        for conn in self.conns:
+            conn.send((method, args))
+        return self._gather()
+
+    def start(self, teacher_coef: float) -> None:
+        self._all("start", teacher_coef)
+
+    def set_weights(self, state_dict: dict[str, torch.Tensor]) -> None:
+        self._all("set_weights", state_dict)
+
+    def add_frozen(self, version: int, state_dict: dict[str, torch.Tensor]) -> None:
+        self._all("add_frozen", version, state_dict)
+
+    def submit(self, teacher_coef: float) -> None:
+        if self._busy:
+            raise RuntimeError("submit() while a rollout is in flight; receive() it first")
+        for conn in self.conns:
+            conn.send(("run", (teacher_coef,)))
+        self._busy = True
+
+    def receive(self) -> list[Result]:
+        if not self._busy:
+            raise RuntimeError("receive() with no rollout in flight; submit() one first")
+        self._busy = False
+        return self._gather()
+
+    def states(self) -> list[dict[str, Any]]:
+        return self._all("state")
+
+    def load_states(self, states: list[dict[str, Any]]) -> None:
+        if len(states) != len(self.conns):
+            raise ValueError(f"{len(states)} worker states for {len(self.conns)} workers")
+        for conn, st in zip(self.conns, states, strict=True):
+            conn.send(("load_state", (st,)))
+        self._gather()
+
+    def close(self) -> None:
+        """Ask each worker to leave (after the rollout it may be playing), then end it."""
+        for conn in self.conns:
+            with contextlib.suppress(BrokenPipeError, OSError):  # a worker already gone
+                conn.send(("close", ()))
+        for p in self.procs:
+            p.join(JOIN_S if not self._busy else 0.1)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+        for conn in self.conns:
+            conn.close()
+        self.conns, self.procs = [], []
+        self._busy = False
