@@ -33,7 +33,8 @@ def two(out: Path, **over: Any) -> dict[str, Any]:
 def test_auto_is_one_worker_per_usable_cpu_and_the_lag_follows() -> None:
     cfg = SelfPlayConfig.from_dict({}).resolved()
     assert cfg.workers == min(usable_cpus(), cfg.num_envs)
-    assert cfg.policy_lag == (1 if cfg.workers > 1 else 0)
+    assert cfg.policy_lag == (1 if cfg.workers > 1 else 0) and cfg.threads == cfg.workers
+    assert SelfPlayConfig.from_dict({"workers": 3, "threads": "2"}).resolved().threads == 2
     assert SelfPlayConfig.from_dict({"workers": "1"}).resolved().policy_lag == 0
     assert SelfPlayConfig.from_dict({"workers": 3}).resolved().policy_lag == 1
     assert SelfPlayConfig.from_dict({"workers": 3, "worker_processes": False}
@@ -46,6 +47,7 @@ def test_auto_is_one_worker_per_usable_cpu_and_the_lag_follows() -> None:
     for bad, match in (({"workers": 0}, "workers must be auto or an integer >= 1, got 0"),
                        ({"workers": "many"}, "workers must be auto or an integer"),
                        ({"policy_lag": 2}, "policy_lag must be auto, 0 or 1, got 2"),
+                       ({"threads": 0}, "threads must be auto or an integer >= 1"),
                        ({"num_envs": 2, "workers": 3}, "only num_envs=2 games"),
                        ({"engine": "python", "policy_lag": 1}, "need engine: batch")):
         with pytest.raises(ValueError, match=match):

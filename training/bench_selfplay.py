@@ -52,11 +52,12 @@ def proc_cpu_seconds(pids: list[int]) -> float:
 
 
 class Contender:
-    """One iteration function and the processes whose CPU time it uses."""
+    """One iteration function, its torch threads (this program sets them: it owns the
+    process) and the processes whose CPU time it uses."""
 
-    def __init__(self, run: Iteration, pids: list[int] | None = None,
+    def __init__(self, run: Iteration, threads: int = 1, pids: list[int] | None = None,
                  close: Callable[[], None] = lambda: None) -> None:
-        self.run, self.pids, self.close = run, pids or [], close
+        self.run, self.threads, self.pids, self.close = run, threads, pids or [], close
 
     def cpu(self) -> float:
         return time.process_time() + proc_cpu_seconds(self.pids)
@@ -77,7 +78,7 @@ def selfplay(over: dict[str, Any], out: str) -> Contender:
     def run() -> int:
         t.iteration()
         return per
-    return Contender(run, [int(p.pid) for p in procs],
+    return Contender(run, int(t.cfg.threads), [int(p.pid) for p in procs],
                      t.workers.close if t.workers is not None else lambda: None)
 
 
@@ -96,14 +97,19 @@ def sb3(out: str) -> Contender:
     def run() -> int:
         model.learn(total_timesteps=per, reset_num_timesteps=False)
         return per  # the learner's decisions (the opponents' are not counted)
-    return Contender(run)
+    return Contender(run, int(cfg["torch_threads"]))
 
 
 def measure(c: Contender, seconds: float) -> tuple[int, float, float]:
+    import torch
+
+    torch.set_num_threads(c.threads)
     decisions = 0
     w0, c0 = time.perf_counter(), c.cpu()
-    while time.perf_counter() - w0 < seconds:
+    while True:  # at least one iteration
         decisions += c.run()
+        if time.perf_counter() - w0 >= seconds:
+            break
     return decisions, time.perf_counter() - w0, c.cpu() - c0
 
 
@@ -133,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     skip = {s for s in a.skip.split(",") if s}
     runs = {name: make() for name, make in makers.items() if name not in skip}
     for contender in runs.values():  # warm-up: compiled kernels loaded, first allocations
-        contender.run()
+        measure(contender, 0.0)
     totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in runs}
     for _ in range(a.rounds):
         for name, contender in runs.items():

@@ -205,7 +205,9 @@ class SelfPlayConfig(TrainerConfig):
     export: str | None = None  # also write the final policy file here
     progress: bool = True
     tensorboard: bool = True
-    threads: int = 1  # torch intra-op threads
+    # the learner's torch intra-op threads (the PPO update, three quarters of the work on one
+    # core); "auto": as many as the workers, one per core (each worker plays on one thread)
+    threads: int | str = "auto"
     deterministic: bool = True  # torch.use_deterministic_algorithms during the run
 
     def validate(self) -> None:
@@ -214,7 +216,7 @@ class SelfPlayConfig(TrainerConfig):
         super().validate()
         positive(self, "num_envs", "rollout_ticks", "total_steps", "max_steps",
                  "epochs", "minibatch_size", "pool_size", "pool_interval",
-                 "checkpoint_interval", "threads")
+                 "checkpoint_interval")
         if self.eval_interval < 0 or self.eval_games < 0:
             raise ValueError("eval_interval and eval_games must be >= 0")
         if not self.hidden or any(h < 1 for h in self.hidden):
@@ -224,6 +226,7 @@ class SelfPlayConfig(TrainerConfig):
         one_of(self, "opponent_engine", ("compiled", "python"))
         self.workers = auto_or_int(self, "workers", 1)
         self.policy_lag = auto_or_int(self, "policy_lag", 0)
+        self.threads = auto_or_int(self, "threads", 1)
         if self.policy_lag not in ("auto", 0, 1):
             raise ValueError(f"policy_lag must be auto, 0 or 1, got {self.policy_lag!r}")
         if self.engine == "python" and (self.workers not in ("auto", 1) or self.ray
@@ -251,15 +254,18 @@ class SelfPlayConfig(TrainerConfig):
         config_key(self.variant, self.num_players, self.options)  # the game must exist
 
     def resolved(self) -> SelfPlayConfig:
-        """A copy with ``workers`` and ``policy_lag`` as numbers: ``auto`` workers is one per
-        CPU this process may use (at most ``num_envs``; one on ``engine: python``), ``auto``
-        lag is 1 when the workers run beside the learner (in processes or Ray actors)."""
+        """A copy with ``workers``, ``policy_lag`` and ``threads`` as numbers: ``auto`` workers
+        is one per CPU this process may use (at most ``num_envs``; one on ``engine:
+        python``), ``auto`` lag is 1 when the workers run beside the learner (in processes or
+        Ray actors), ``auto`` threads as many as the workers."""
         workers = self.workers
         if workers == "auto":
             workers = 1 if self.engine == "python" else min(usable_cpus(), self.num_envs)
         beside = self.ray or (int(workers) > 1 and self.worker_processes)
         lag = (1 if beside else 0) if self.policy_lag == "auto" else self.policy_lag
-        return dataclasses.replace(self, workers=int(workers), policy_lag=int(lag))
+        threads = int(workers) if self.threads == "auto" else self.threads
+        return dataclasses.replace(self, workers=int(workers), policy_lag=int(lag),
+                                   threads=int(threads))
 
 
 def usable_cpus() -> int:

@@ -2,9 +2,10 @@
 
 How a run goes (``train(config)``; keys and defaults in :class:`SelfPlayConfig`):
 
-* ``num_envs`` games per rollout worker run side by side: on the batch engine
-  (``engine: batch``, the default: :mod:`uno_env.training.selfplay.vector_rollout` on
-  ``uno_env.vector_env``; ``workers`` of them, in-process or as Ray actors,
+* ``num_envs`` games run side by side: on the batch engine (``engine: batch``, the default:
+  :mod:`uno_env.training.selfplay.vector_rollout` on ``uno_env.vector_env``, shared between
+  ``workers`` rollout workers, by default one per core in their own processes, playing the
+  next rollout while the learner updates: :mod:`uno_env.training.selfplay.pipeline`,
   :mod:`uno_env.training.selfplay.workers`) or as ``raw_env`` games (``engine: python``,
   :mod:`uno_env.training.selfplay.rollout`). Each game, at its start, gets
   one *learner* seat at random; every other seat is drawn from the opponent pool
@@ -31,7 +32,8 @@ How a run goes (``train(config)``; keys and defaults in :class:`SelfPlayConfig`)
   players' hands (training only; the policy and the shipped agent read the observation).
 
 Steps are counted in recorded learner decisions. Runs are exactly reproducible on CPU from
-``seed``. ``resume`` (a checkpoint path, or ``auto`` for ``output_dir/checkpoint_last.pt``)
+``seed`` (given ``workers``, ``policy_lag`` and ``threads``, which ``auto`` resolves from the
+CPU count). ``resume`` (a checkpoint path, or ``auto`` for ``output_dir/checkpoint_last.pt``)
 restores weights, optimiser, opponent pool, counters and random states, and on the batch
 engine the games in flight, the agents' memories and the pending decisions too: a resumed
 run continues exactly as if it had not stopped (``engine: python`` deals fresh games).

@@ -3,8 +3,10 @@ a pipe by the learner, so that the workers play on the other cores while the lea
 (docs/training.md, "Every core").
 
 Each process is started with ``spawn`` (a fresh interpreter: no torch or OpenMP state copied
-from the learner by ``fork``) and sets its own torch thread count: it is the program that owns
-that process. The learner's process is left as it was.
+from the learner by ``fork``) and plays on one torch thread (one core each; ``threads`` is the
+learner's): it is the program that owns that process. The learner's process is left as it
+was. A script that trains with worker processes must guard its entry point with
+``if __name__ == "__main__":``, as ``spawn`` imports it again in each worker.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class ProcessWorkers(LocalWorkers):
         self._busy = False
         for w in range(int(cfg.workers)):
             mine, theirs = ctx.Pipe()
-            p = ctx.Process(target=serve, args=(theirs, cfg.to_dict(), w, cfg.threads),
+            p = ctx.Process(target=serve, args=(theirs, cfg.to_dict(), w, 1),
                             name=f"uno-rollout-worker-{w}", daemon=True)
             p.start()
             theirs.close()

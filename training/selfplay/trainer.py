@@ -273,7 +273,7 @@ class SelfPlayTrainer:
         cfg = self.cfg
         prev_threads = torch.get_num_threads()
         prev_det = torch.are_deterministic_algorithms_enabled()
-        torch.set_num_threads(cfg.threads)
+        torch.set_num_threads(int(cfg.threads))
         if cfg.deterministic:
             # exact on the CPU; on a GPU, ops without a deterministic kernel only warn
             gpu = self.device.type == "cuda"

@@ -80,7 +80,7 @@ class RayWorkers(LocalWorkers):
                      log_to_driver=False, ignore_reinit_error=True)
         actor: Any = ray.remote(num_cpus=1)(VectorRollout)
         self.ray = ray
-        self.actors: list[Any] = [actor.remote(cfg.to_dict(), w, "cpu", cfg.threads)
+        self.actors: list[Any] = [actor.remote(cfg.to_dict(), w, "cpu", 1)  # one core each
                        for w in range(int(cfg.workers))]
         self._futures: list[Any] = []
 
