@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": lambda: selfplay({**shipped, "opponents": {"self": 1}}, f"{tmp}/b"),
         "batch-config-mix": lambda: selfplay(shipped, f"{tmp}/m"),
         "all-cores-mix": lambda: selfplay(every, f"{tmp}/a"),
+        "all-cores-no-lag": lambda: selfplay({**every, "policy_lag": 0}, f"{tmp}/n"),
         "mix-python-opp": lambda: selfplay({**shipped, "opponent_engine": "python"},
                                            f"{tmp}/q"),
         "python": lambda: selfplay({"engine": "python", "num_envs": 64,
@@ -159,14 +160,18 @@ def main(argv: list[str] | None = None) -> int:
                  else "")
         print(f"{name:>18}: {dec / wall:9.0f} decisions/s wall  {dec / cpu:9.0f} per "
               f"CPU-second{ratio}")
-    one, every_t = totals.get("batch-config-mix"), totals.get("all-cores-mix")
-    if one and every_t and one[0]:
-        print(f"all cores (workers: {a.workers}, policy_lag: 1) vs one core: "
-              f"x{(every_t[0] / every_t[1]) / (one[0] / one[1]):.2f} decisions/s wall")
+    one = totals.get("batch-config-mix")
+    for name, lag in (("all-cores-mix", "auto"), ("all-cores-no-lag", "0")):
+        every_t = totals.get(name)
+        if one and every_t and one[0]:
+            print(f"all cores (workers: {a.workers}, policy_lag: {lag}, threads: auto) vs one "
+                  f"core: x{(every_t[0] / every_t[1]) / (one[0] / one[1]):.2f} decisions/s "
+                  f"wall")
     print("batch, python: configs/train/classic_selfplay.yaml with opponents: self, no "
           "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
           "self, frozen), no teacher, rule seats compiled, one core (workers: 1, policy_lag: "
-          "0; batch and mix-python-opp too); all-cores-mix: the same on every core; "
+          "0; batch and mix-python-opp too); all-cores-mix: the same on every core "
+          "(workers, policy_lag, threads: auto); all-cores-no-lag: with policy_lag: 0; "
           "mix-python-opp: the same with "
           "Python rule agents (opponent_engine: python, the trainer before); "
           "python-previous: the trainer's config before the batch engine (rule teacher, 80% "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import signal
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
@@ -29,6 +30,8 @@ JOIN_S = 10.0  # how long close() waits for a worker to leave before ending it
 def serve(conn: Connection, config: dict[str, Any], worker: int, threads: int) -> None:
     """A worker process's loop: ``(method, args)`` in, ``("ok", result)`` or ``("error",
     traceback)`` out, until ``close``."""
+    # Ctrl-C reaches the whole process group: the learner stops its workers (close)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         rollout = VectorRollout(config, worker, "cpu", threads)
         conn.send(("ok", None))
