@@ -80,7 +80,11 @@ class ProcessWorkers(LocalWorkers):
                 status, value = conn.recv()
             except EOFError:
                 code = self.procs[w].exitcode
-                raise RuntimeError(f"rollout worker {w} exited (exit code {code})") from None
+                raise RuntimeError(
+                    f"rollout worker {w} exited (exit code {code}); workers start with spawn, "
+                    "which imports the main script again: guard a training script's entry "
+                    "point with if __name__ == '__main__':, or set worker_processes: false"
+                ) from None
             if status == "error":
                 raise RuntimeError(f"rollout worker {w} failed:\n{value}")
             out.append(value)
