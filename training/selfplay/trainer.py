@@ -63,7 +63,7 @@ class SelfPlayTrainer:
 
     def __init__(self, config: dict[str, Any] | SelfPlayConfig) -> None:
         cfg = config if isinstance(config, SelfPlayConfig) else SelfPlayConfig.from_dict(config)
-        self.cfg = cfg = cfg.resolved()  # workers and policy_lag as numbers
+        self.cfg = cfg = cfg.resolved()  # workers, policy_lag and threads as numbers
         self.out = Path(cfg.output_dir)
         self.key = config_key(cfg.variant, cfg.num_players, cfg.options)
         self.n = cfg.num_players
