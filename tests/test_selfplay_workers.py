@@ -173,7 +173,7 @@ def test_every_core_learns_as_much_per_decision_as_one(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_every_core_learns_as_much_per_decision_as_one_longer(tmp_path: Path) -> None:
-    """The same with worker processes, three times the budget and 600 games."""
-    one = learn(tmp_path / "one", updates=180, games=600)
-    every = learn(tmp_path / "every", updates=180, games=600, workers=2)
+    """The same with worker processes, twice the budget and 400 games."""
+    one = learn(tmp_path / "one", updates=120, games=400)
+    every = learn(tmp_path / "every", updates=120, games=400, workers=2)
     same_margin(one, every, 0.7)
