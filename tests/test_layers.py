@@ -131,7 +131,7 @@ def test_layers_import_only_downwards() -> None:
         if top in below:
             bad = {i for i in imports_of(m) if _layer(i) not in (top, *below[top])}
             assert not bad, f"{m} imports {sorted(bad)}"
-    assert _layer("uno_env.agents.rule") == "agents" and _layer("uno_env.env") == "uno_env"
+    assert _layer("uno_env.agents.rule") == "agents" and _layer("uno_env.aec") == "uno_env"
     assert "uno_env.agents" in imports_of("uno_env.training.selfplay.opponents")
 
 
@@ -141,14 +141,14 @@ def test_import_rules_loads_no_pettingzoo_and_registers_the_gym_ids() -> None:
     code = ("import sys, uno_env.rules, uno_env.variants; "
             "s = uno_env.rules.State(uno_env.rules.Game('flip', 3), seed=1); "
             "import gymnasium; print('pettingzoo' in sys.modules, "
-            "'uno_env.env' in sys.modules, 'uno_env/UNO-v0' in gymnasium.registry)")
+            "'uno_env.aec' in sys.modules, 'uno_env/UNO-v0' in gymnasium.registry)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
     assert out.stdout.split() == ["False", "False", "True"], out.stdout + out.stderr
 
 
 def test_env_stays_the_function_after_its_module_is_imported() -> None:
-    code = ("import uno_env.env, uno_env; from uno_env.env import raw_env; "
+    code = ("import uno_env.aec, uno_env; from uno_env.aec import raw_env; "
             "e = uno_env.env('classic', 2); print(type(e).__name__, "
             "uno_env.raw_env is raw_env, uno_env.GYM_ID)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -33,7 +33,7 @@ from uno_env.variants import find_variant, list_variants
 if TYPE_CHECKING:
     from uno_env.batch.learner import LearnerVectorEnv
     from uno_env.batch.vector import VectorEnv, vector_env
-    from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
+    from uno_env.aec import DEFAULT_MAX_STEPS, env, raw_env
     from uno_env.integrations.sb3 import sb3_vec_env
     from uno_env.integrations.torchrl import torchrl_env
 
@@ -67,8 +67,8 @@ class _Package(types.ModuleType):
 
 
 def _load(name: str) -> Any:
-    module = importlib.import_module("uno_env.env")
-    register_gym()  # uno_env.env imports Gymnasium anyway
+    module = importlib.import_module("uno_env.aec")
+    register_gym()  # uno_env.aec imports Gymnasium anyway
     return getattr(module, name)
 
 

@@ -103,7 +103,7 @@ def random_policy(seed: int) -> Callable[[dict[str, np.ndarray]], int]:
 def simulate(variant: str, players: int, games: int, seed: int, options: dict[str, Any],
              max_steps: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Random agents play ``games`` games; returns the summary that ``simulate`` prints."""
-    from uno_env.env import raw_env
+    from uno_env.aec import raw_env
     from uno_env.play import play_episode
 
     e = raw_env(variant, players, max_steps=max_steps, **options)
