@@ -147,10 +147,15 @@ def test_import_rules_loads_no_pettingzoo_and_registers_the_gym_ids() -> None:
     assert out.stdout.split() == ["False", "False", "True"], out.stdout + out.stderr
 
 
-def test_env_stays_the_function_after_its_module_is_imported() -> None:
-    code = ("import uno_env.aec, uno_env; from uno_env.aec import raw_env; "
+def test_env_is_the_function_and_the_package_a_plain_module() -> None:
+    """The env module is ``uno_env.aec``: no submodule shadows the function ``uno_env.env``,
+    so the package is a plain module (no module-class swap)."""
+    assert not any(p.stem == "env" for p in (ROOT / "uno_env").iterdir())
+    code = ("import types, uno_env.aec, uno_env; from uno_env.aec import raw_env; "
             "e = uno_env.env('classic', 2); print(type(e).__name__, "
-            "uno_env.raw_env is raw_env, uno_env.GYM_ID)")
+            "uno_env.raw_env is raw_env, uno_env.env is uno_env.aec.env, "
+            "type(uno_env) is types.ModuleType, uno_env.GYM_ID)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
-    assert out.stdout.split() == ["OrderEnforcingWrapper", "True", "uno_env/UNO-v0"]
+    assert out.stdout.split() == ["OrderEnforcingWrapper", "True", "True", "True",
+                                  "uno_env/UNO-v0"], out.stdout + out.stderr
