@@ -254,3 +254,7 @@ def test_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
                   " uno_env.training.selfplay.__file__, s.config_dir('train'))"], cwd=work)
     for path in where.stdout.split():
         assert Path(path).resolve().is_relative_to(src.resolve()), where.stdout
+    # in the copy, its folders refuse their top-level names (tests/test_import_names.py)
+    for top in TOPS:
+        two = _run([str(py), "-c", f"import {top}"], cwd=src, check=False)
+        assert two.returncode != 0 and f"package uno_env.{top}" in two.stderr, two.stderr
