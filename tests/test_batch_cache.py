@@ -75,6 +75,6 @@ def test_every_batch_kernel_uses_the_stamped_cache() -> None:
 def test_the_digest_covers_the_batch_modules_and_the_codes() -> None:
     names = {p.name for p in cache.SOURCES}
     assert {"step.py", "legal.py", "play.py", "codes.py"} <= names
-    assert cache.DIGEST == cache.sources_digest()
+    assert cache.sources_digest() == cache.DIGEST
     with pytest.raises(TypeError, match="keyword options only"):
         cache.njit(abs, error_model="numpy")  # numba.njit(fn, **options) is not ours
