@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import numba
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
@@ -38,11 +38,12 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
+F = TypeVar("F", bound=Callable[..., Any])
 DIGEST = sources_digest()
 """The sources the kernels read, as they were when this process imported them."""
 
 
-def _with_digest(locator: type) -> type:
+def _with_digest(locator: Any) -> Any:
     """``locator`` (one of numba's: in-tree, NUMBA_CACHE_DIR, user-wide, ...) with
     :data:`DIGEST` in its source stamp; the cache folder it picks is unchanged."""
 
@@ -52,16 +53,20 @@ def _with_digest(locator: type) -> type:
     return type(f"Digest{locator.__name__}", (locator,), {"get_source_stamp": get_source_stamp})
 
 
-class _DigestCacheImpl(CompileResultCacheImpl):  # type: ignore[misc]
+class _DigestCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_with_digest(c) for c in CompileResultCacheImpl._locator_classes]
 
 
-class DigestCache(FunctionCache):  # type: ignore[misc]
+class DigestCache(FunctionCache):
     """numba's FunctionCache of a kernel, stamped with the digest of the batch sources."""
 
     _impl_class = _DigestCacheImpl
 
 
+@overload
+def njit(fn: F, /) -> F: ...
+@overload
+def njit(**options: Any) -> Callable[[F], F]: ...
 def njit(*args: Any, **options: Any) -> Any:
     """``numba.njit`` for the batch kernels: with ``cache=True`` the cache is
     :class:`DigestCache` (the module docstring says why). Use it as ``@njit(...)`` or ``@njit``."""
