@@ -102,6 +102,8 @@ def test_no_code_or_doc_names_a_bare_top_level_package() -> None:
     bad = []
     for path in _repo_files({".py", ".md", ".yaml", ".yml"}):
         rel = path.relative_to(ROOT)
+        if rel == Path("tests/test_import_names.py"):  # imports the bare names to see them fail
+            continue
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".py":
             for node in ast.walk(ast.parse(text)):
