@@ -24,6 +24,10 @@ games. :func:`load` builds one from a short spec string:
 
 from __future__ import annotations
 
+if __name__ != "uno_env.agents":  # one import name per module (docs/architecture.md)
+    raise ImportError(f"the folder agents/ of the uno-env checkout is the package "
+                      f"uno_env.agents: import uno_env.agents... instead of {__name__}...")
+
 import importlib
 from typing import Any
 

@@ -57,9 +57,6 @@ class PolicyPIMC:
                              f"{opponent!r}")
         if not float(z) >= 0:
             raise ValueError(f"z must be a number >= 0 (standard errors), got {z!r}")
-        import torch
-
-        torch.set_num_threads(1)  # one core: the per-move budget is a budget per core
         self.z = float(z)
         self.choose = greedy_policy(net)
         n = game.num_players

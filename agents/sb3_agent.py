@@ -31,9 +31,6 @@ class SB3Agent:
         import torch
         from sb3_contrib import MaskablePPO
 
-        # One decision at a time through a small MLP: extra threads only add contention
-        # (on a busy 2-core machine a forward pass ran 60x slower with 2 threads).
-        torch.set_num_threads(1)
         self.path = p
         self.name = f"sb3:{p}"
         self.model = MaskablePPO.load(str(p), device=device)

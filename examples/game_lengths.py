@@ -1,4 +1,4 @@
-"""Measure how many decisions UNO episodes take, to size ``uno_env.env.DEFAULT_MAX_STEPS``.
+"""Measure how many decisions UNO episodes take, to size ``uno_env.aec.DEFAULT_MAX_STEPS``.
 
 Plays random and rule agents in every variant at 2, 4 and the most players, with the
 default rules and with every house rule on, one round and one whole match per episode, and

@@ -24,7 +24,7 @@ def _loaded_after(code: str) -> set[str]:
 
 
 def test_uno_env_never_imports_the_layers_above_it() -> None:
-    assert _loaded_after("import uno_env, uno_env.cli, uno_env.env, uno_env.render") == set()
+    assert _loaded_after("import uno_env, uno_env.cli, uno_env.aec, uno_env.render") == set()
     # running a command of uno_env itself, and asking for help, load nothing above it either
     assert _loaded_after("from uno_env.cli import main\n"
                          "main(['simulate', '--games', '2', '--players', '2', "

@@ -8,7 +8,7 @@ import pytest
 
 import uno_env
 from uno_env import DEFAULT_MAX_STEPS
-from uno_env.env import raw_env
+from uno_env.aec import raw_env
 
 PILE, TOP = "yellow-reverse|orange-5", "red-reverse|orange-7"
 

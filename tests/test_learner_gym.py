@@ -27,7 +27,7 @@ def _run(code: str) -> str:
 
 @pytest.mark.parametrize("register", ["", "gymnasium.register_envs(uno_env); "])
 def test_import_uno_env_registers_both_entry_points(register: str) -> None:
-    code = ("import sys, uno_env; assert 'uno_env.env' not in sys.modules; import gymnasium; "
+    code = ("import sys, uno_env; assert 'uno_env.aec' not in sys.modules; import gymnasium; "
             f"{register}e = gymnasium.make('uno_env/UNO-v0'); o, _ = e.reset(seed=0); "
             "v = gymnasium.make_vec('uno_env/UNO-v0', num_envs=2, "
             "vectorization_mode='vector_entry_point', opponents=['rule']); "

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("open_spiel", reason="needs the openspiel extra: pip install uno-env[openspiel]")
 import pyspiel  # noqa: E402
 
-from uno_env.env import raw_env  # noqa: E402
+from uno_env.aec import raw_env  # noqa: E402
 from uno_env.integrations import openspiel as uos  # noqa: E402
 from uno_env.variants import find_variant, list_variants  # noqa: E402
 

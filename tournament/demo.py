@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from uno_env import agents
+from uno_env.aec import raw_env
 from uno_env.cli import COMMANDS, add_game_args, format_summary, simulate
-from uno_env.env import raw_env
 from uno_env.play import play_episode
 from uno_env.shipped import shipped_configs
 

@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # this program owns its process: one agent, one decision at a time, on one torch thread
+    # (set before torch is imported; the agents themselves never set it)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from uno_env.env import DEFAULT_MAX_STEPS
+from uno_env.aec import DEFAULT_MAX_STEPS
 from uno_env.tournament.game import GameTask, lost_game, play_game
 
 _SEAT, _COUNT, _HEAD = 0, 1, 2

@@ -28,7 +28,7 @@ import gymnasium
 import numpy as np
 
 from uno_env import agents
-from uno_env.env import DEFAULT_MAX_STEPS, raw_env
+from uno_env.aec import DEFAULT_MAX_STEPS, raw_env
 from uno_env.play import play_episode
 from uno_env.rules import IllegalActionError
 

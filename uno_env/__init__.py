@@ -13,17 +13,17 @@ and ``uno_env.sb3_vec_env(...)`` / ``uno_env.torchrl_env(...)`` wrap it for SB3 
 
 The rules engine (``uno_env.rules``, ``Game``, ``State``) needs neither PettingZoo nor
 Gymnasium, so they are imported only when the environments are first used: ``env``,
-``raw_env`` and ``DEFAULT_MAX_STEPS`` load ``uno_env.env``. ``import uno_env`` registers the
-Gymnasium ids (it imports Gymnasium, a dependency, but none of the env modules: the entry
-points are strings), so ``import uno_env, gymnasium; gymnasium.make("uno_env/UNO-v0")``
-works, as does Gymnasium's idiom ``gymnasium.register_envs(uno_env)``.
+``raw_env`` and ``DEFAULT_MAX_STEPS`` load the module ``uno_env.aec`` (the PettingZoo env,
+not named ``env`` so that ``uno_env.env`` is only ever the function). ``import uno_env``
+registers the Gymnasium ids (it imports Gymnasium, a dependency, but none of the env
+modules: the entry points are strings), so ``import uno_env, gymnasium;
+gymnasium.make("uno_env/UNO-v0")`` works, as does Gymnasium's idiom
+``gymnasium.register_envs(uno_env)``.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from uno_env.observation import ObservationLayout
@@ -31,9 +31,9 @@ from uno_env.rules import PHASES, Game, IllegalActionError, State
 from uno_env.variants import find_variant, list_variants
 
 if TYPE_CHECKING:
+    from uno_env.aec import DEFAULT_MAX_STEPS, env, raw_env
     from uno_env.batch.learner import LearnerVectorEnv
     from uno_env.batch.vector import VectorEnv, vector_env
-    from uno_env.env import DEFAULT_MAX_STEPS, env, raw_env
     from uno_env.integrations.sb3 import sb3_vec_env
     from uno_env.integrations.torchrl import torchrl_env
 
@@ -53,22 +53,9 @@ def register_gym() -> str:
     return _GYM_ID
 
 
-class _Package(types.ModuleType):
-    """``uno_env.env`` stays the env() function after the submodule ``uno_env.env`` is
-    imported (the import system binds a loaded submodule to its package attribute)."""
-
-    @property
-    def env(self) -> Any:
-        return _load("env")
-
-    @env.setter
-    def env(self, value: Any) -> None:  # the submodule's binding: ignored
-        pass
-
-
 def _load(name: str) -> Any:
-    module = importlib.import_module("uno_env.env")
-    register_gym()  # uno_env.env imports Gymnasium anyway
+    module = importlib.import_module("uno_env.aec")
+    register_gym()  # uno_env.aec imports Gymnasium anyway
     return getattr(module, name)
 
 
@@ -96,7 +83,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'uno_env' has no attribute {name!r}")
 
 
-sys.modules[__name__].__class__ = _Package
 register_gym()  # importing the package registers its ids, as ale_py does
 
 __all__ = ["DEFAULT_MAX_STEPS", "GYM_ID", "PHASES", "Game", "IllegalActionError",

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from uno_env.env import env as wrapped_env
-from uno_env.env import raw_env
+from uno_env.aec import env as wrapped_env
+from uno_env.aec import raw_env
 
 Runner = Callable[[float], tuple[int, int, float]]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import random
 import sys
 import time
@@ -24,10 +25,12 @@ from uno_env.variants import list_variants
 class Command:
     """A subcommand: the one-line help ``uno-env --help`` lists, and ``"module:function"``,
     a function that takes the argparse subparsers object, adds the parser of this command
-    (under this name) and sets its ``func`` default."""
+    (under this name) and sets its ``func`` default. ``agents``: the command plays agents one
+    decision at a time, so the ``uno-env`` program runs torch on one thread (:func:`console`)."""
 
     help: str
     adder: str
+    agents: bool = False
 
 
 # The subcommands, in the order ``uno-env --help`` lists them. To add one, write
@@ -40,20 +43,20 @@ COMMANDS: dict[str, Command] = {
     "verify": Command("compare the batch engine with the Python engine decision by decision",
                       "uno_env.batch.verify:add_parser"),
     "demo": Command("one rendered game, a short simulation and a short tournament",
-                    "uno_env.tournament.demo:add_parser"),
+                    "uno_env.tournament.demo:add_parser", agents=True),
     "play": Command("play UNO in the terminal against agents",
-                    "uno_env.tournament.play:add_parser"),
+                    "uno_env.tournament.play:add_parser", agents=True),
     "replay": Command("show a recorded game move by move (or write it as a web page)",
                       "uno_env.tournament.replay_cli:add_parser"),
     "serve": Command("play UNO in the browser against agents (a local web server)",
-                     "uno_env.tournament.web.server:add_parser"),
+                     "uno_env.tournament.web.server:add_parser", agents=True),
     "tournament": Command("a fair, duplicate-dealt tournament between agents",
-                          "uno_env.tournament.cli:add_tournament_parser"),
+                          "uno_env.tournament.cli:add_tournament_parser", agents=True),
     "check-agent": Command("play a few games with an agent; report every protocol error",
-                           "uno_env.tournament.check:add_parser"),
+                           "uno_env.tournament.check:add_parser", agents=True),
     "train": Command("train an agent from a YAML config", "uno_env.training.cli:add_train_parser"),
     "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
-                        "uno_env.training.cli:add_evaluate_parser"),
+                        "uno_env.training.cli:add_evaluate_parser", agents=True),
 }
 
 
@@ -103,7 +106,7 @@ def random_policy(seed: int) -> Callable[[dict[str, np.ndarray]], int]:
 def simulate(variant: str, players: int, games: int, seed: int, options: dict[str, Any],
              max_steps: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Random agents play ``games`` games; returns the summary that ``simulate`` prints."""
-    from uno_env.env import raw_env
+    from uno_env.aec import raw_env
     from uno_env.play import play_episode
 
     e = raw_env(variant, players, max_steps=max_steps, **options)
@@ -256,5 +259,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The ``uno-env`` program (and ``python -m uno_env.cli``), which owns its process: a
+    command that plays agents (``Command.agents``) runs torch on one thread unless the user
+    set ``OMP_NUM_THREADS``. One decision at a time through a small network gains nothing
+    from more threads, and a search's per-move time budget is a budget per core; on a busy
+    2-core machine an SB3 forward pass ran 60x slower with 2 threads. Set here, before torch
+    is imported, never by an agent or a library call (the trainer, ``uno-env train``, sets its
+    own ``threads``). :func:`main` itself changes nothing in the process."""
+    command = _command_in(sys.argv[1:])
+    if command is not None and COMMANDS[command].agents:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    console()

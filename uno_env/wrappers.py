@@ -20,7 +20,7 @@ class _Forward:
     directly. Behaviour is otherwise the wrapper's own.
     """
 
-    _raw: Any  # the bare uno_env.env.raw_env (not imported: env.py imports this module)
+    _raw: Any  # the bare uno_env.aec.raw_env (not imported: aec.py imports this module)
 
     @property
     def agent_selection(self) -> Any:

@@ -6,7 +6,3 @@ for G-deal/G-reshuffle, ``legal`` for the decisions, ``play`` for effects, ``sco
 user-facing adapter. The Python engine is the reference: ``tests/test_batch_diff.py``
 compares both decision by decision.
 """
-
-from uno_env.batch.cache import refresh
-
-refresh()  # stale kernels after an edit or branch switch would load silently otherwise

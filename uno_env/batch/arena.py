@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow_batch, borrow_tables
-from uno_env.batch.cache import mark as mark_compiled
+from uno_env.batch.cache import njit
 from uno_env.batch.observation import write_obs
 from uno_env.batch.opponents import (
     OPP_EXTERNAL,
@@ -171,7 +170,6 @@ class Arena:
             waiting = arena_kernel(self._s, self._t, self._ot, self._om, seeds, a_seeds, kinds,
                                    slot_game, cursor, ext, need, obs, out.scores,
                                    out.winners, out.truncated, out.steps)
-            mark_compiled()  # the kernels are in the cache now (uno_env.batch.cache)
             if on_games is not None:
                 done = int(cursor[0]) - int((slot_game >= 0).sum())
                 on_games(done - finished)

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
 from numba.core.imputils import impl_ret_borrowed, lower_getattr_generic
 from numba.core.typing.templates import AttributeTemplate, infer_getattr
 from numba.extending import intrinsic
 
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
 

@@ -1,21 +1,33 @@
-"""Keep numba's on-disk kernel cache true to the sources.
+"""numba's on-disk kernel cache, checked against every source the kernels read.
 
-numba checks a cached kernel only against the timestamp of the file that defines it, yet
-our kernels inline rule functions from the other batch modules and freeze constants from
-``uno_env/rules/codes.py``. After an edit or a branch switch a kernel could load with stale
-inlined code (seen as heap corruption). So on import we hash every source the kernels read
-and, when the hash changed, delete the cached ``*.nbi``/``*.nbc`` files beside them.
+numba stamps a cached kernel with the contents of the one file that defines it, yet our
+kernels inline rule functions from the other batch modules and freeze constants from
+``uno_env/rules/codes.py``: after an edit or a branch switch a kernel could load with stale
+inlined code (seen as heap corruption). So every kernel of ``uno_env.batch`` is declared with
+this module's :func:`njit`, whose cache adds :data:`DIGEST` (a hash of all those sources) to
+numba's source stamp: a cache written from other sources no longer matches and the kernel
+is compiled again, its index and data files overwritten in place, as numba does for an edited
+file. Nothing is deleted, no environment variable or numba setting is touched, and
+importing a module does nothing but read the sources (a process's cache folder stays what
+numba chooses: ``__pycache__`` beside the sources, or ``NUMBA_CACHE_DIR`` when the program
+running it sets one).
+
+This leans on numba's cache classes (``numba.core.caching``), internal API: pyproject.toml
+pins numba to the tested range.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
+
+import numba
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
 
 HERE = Path(__file__).resolve().parent
 SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "rules" / "codes.py"]
-STAMP = "sources.sha256"
 
 
 def sources_digest() -> str:
@@ -26,40 +38,51 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
-def _cached(cache_dir: Path) -> list[Path]:
-    return [*cache_dir.glob("*.nbi"), *cache_dir.glob("*.nbc")]
+F = TypeVar("F", bound=Callable[..., Any])
+DIGEST = sources_digest()
+"""The sources the kernels read, as they were when this process imported them."""
 
 
-def refresh(cache_dir: Path = HERE / "__pycache__") -> bool:
-    """Drop the cached kernels in ``cache_dir`` unless a stamp says they were compiled from
-    the sources as they are now; True when files were dropped. Nothing is written here (a
-    file left in an installed package's folder would outlive ``pip uninstall``); ``mark``
-    writes the stamp once kernels were compiled. A read-only install is left alone."""
-    stamp = cache_dir / STAMP
-    try:
-        if stamp.read_text() == sources_digest():
-            return False
-    except OSError:
-        pass
-    dropped = False
-    try:
-        for f in _cached(cache_dir):
-            f.unlink()
-            dropped = True
-        stamp.unlink(missing_ok=True)
-    except OSError:
-        pass
-    return dropped
+def _with_digest(locator: Any) -> Any:
+    """``locator`` (one of numba's: in-tree, NUMBA_CACHE_DIR, user-wide, ...) with
+    :data:`DIGEST` in its source stamp; the cache folder it picks is unchanged."""
+
+    def get_source_stamp(self: Any) -> Any:
+        return (locator.get_source_stamp(self), DIGEST)
+
+    return type(f"Digest{locator.__name__}", (locator,), {"get_source_stamp": get_source_stamp})
 
 
-def mark(cache_dir: Path = HERE / "__pycache__") -> None:
-    """Record that the cached kernels match the sources (after compiling them)."""
-    stamp = cache_dir / STAMP
-    try:
-        if cache_dir.is_dir() and _cached(cache_dir) and not stamp.exists():
-            stamp.write_text(sources_digest())
-    except OSError:
-        pass
+class _DigestCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_with_digest(c) for c in CompileResultCacheImpl._locator_classes]
+
+
+class DigestCache(FunctionCache):
+    """numba's FunctionCache of a kernel, stamped with the digest of the batch sources."""
+
+    _impl_class = _DigestCacheImpl
+
+
+@overload
+def njit(fn: F, /) -> F: ...
+@overload
+def njit(**options: Any) -> Callable[[F], F]: ...
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` for the batch kernels: with ``cache=True`` the cache is
+    :class:`DigestCache` (the module docstring says why). Use it as ``@njit(...)`` or ``@njit``."""
+    cache = options.pop("cache", False)
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        dispatcher = numba.njit(**options)(fn)
+        if cache:  # what numba's own enable_caching does, with the stamped cache
+            dispatcher._cache = DigestCache(dispatcher.py_func)
+        return dispatcher
+
+    if args:
+        if len(args) != 1 or not callable(args[0]) or options:
+            raise TypeError("njit takes keyword options only, or the one function it compiles")
+        return wrap(args[0])
+    return wrap
 
 
 class EntryPoints:
@@ -75,7 +98,6 @@ class EntryPoints:
         fn = self._fns.get(kernel)
         if fn is None:
             fn = self._fns[kernel] = kernel.compile(tuple(kernel.typeof_pyval(x) for x in args))
-            mark()
         return fn(*args)
 
     def clear(self) -> None:

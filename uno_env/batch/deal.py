@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import (
     BOUNCE,
     CHAL_OK,

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from uno_env.batch import layout as L
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.piles import draw, draw_until, flip, flip_powers
 from uno_env.batch.tables import Tables

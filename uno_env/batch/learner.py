@@ -24,6 +24,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from uno_env.aec import DEFAULT_MAX_STEPS, raw_env
 from uno_env.batch import learner_kernel as K
 from uno_env.batch import opponents as O
 from uno_env.batch.cache import EntryPoints
@@ -34,7 +35,6 @@ from uno_env.batch.sample import random_actions
 from uno_env.batch.step import first_illegal
 from uno_env.batch.tables import build_tables
 from uno_env.batch.vector import SUPPORTED_VARIANTS
-from uno_env.env import DEFAULT_MAX_STEPS, raw_env
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import IllegalActionError
 

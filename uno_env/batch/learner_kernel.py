@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.observation import write_obs
 from uno_env.batch.opponents import (

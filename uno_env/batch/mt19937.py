@@ -12,7 +12,8 @@ the value is below ``n``. Arithmetic stays in ``uint64`` masked to 32 bits (numb
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from uno_env.batch.cache import njit
 
 N = 624
 M = 397

@@ -4,10 +4,10 @@ row of a float32 buffer (same indices, same values; offsets from ``Tables.obs_at
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.effects import catch_victim, top_face
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import OBS_PIECES, Tables

@@ -44,10 +44,10 @@ import random
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.mt19937 import N as MT_N
 from uno_env.batch.mt19937 import randbelow, seed_int

@@ -15,7 +15,8 @@ All arithmetic stays in ``np.uint64`` (numba would turn ``uint64 op int64`` into
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from uno_env.batch.cache import njit
 
 MULT_HI = np.uint64(2549297995355413924)  # PCG_DEFAULT_MULTIPLIER_128, high and low words
 MULT_LO = np.uint64(4865540595714422341)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import DISC_LEN, LAST_DRAWN, PILE_LEN, SIDE, TICK, TOP, Batch
 from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables

@@ -4,10 +4,10 @@ C-jump-in, E-reverse-back), mirroring ``State._apply``, ``_play``, ``_run`` and 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.deal import start_turn
 from uno_env.batch.effects import (
     after_victim,

@@ -7,7 +7,8 @@ so every game reproduces the Python engine's random choices bit for bit.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from uno_env.batch.cache import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MUL1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
+from uno_env.batch.cache import njit
 from uno_env.batch.convert import from_state
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle

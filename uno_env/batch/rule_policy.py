@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from uno_env import rule_facts as rule
 from uno_env.batch import layout as L
+from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.tables import Tables
 from uno_env.cards import NUM_COLORS, WILD

@@ -5,10 +5,11 @@ whether the games are sampled on one thread or on numba's threads."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import borrow, unsigned
+from uno_env.batch.cache import njit
 from uno_env.batch.rng import S32, TWO32, next_u64
 
 BYTES = np.uint64(0x0101010101010101)  # times a word of 0/1 bytes: their sum in the top byte

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from uno_env.batch import tables as T
+from uno_env.batch.cache import njit
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import DEALER, NROUNDS, PHASE, Batch
 from uno_env.batch.tables import Tables

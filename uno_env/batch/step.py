@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from uno_env.batch import layout as L
 from uno_env.batch.borrow import as_ref, borrow, borrow_batch, borrow_tables, unsigned
+from uno_env.batch.cache import njit
 from uno_env.batch.deal import deal
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import settle

@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from uno_env.aec import raw_env
 from uno_env.batch.cache import EntryPoints
 from uno_env.batch.convert import from_state, to_state
 from uno_env.batch.layout import CUR, NSTEPS, allocate, bytes_per_game
@@ -30,7 +31,6 @@ from uno_env.batch.step import (
     step_kernel_parallel,
 )
 from uno_env.batch.tables import build_tables
-from uno_env.env import raw_env
 from uno_env.rules.rng import MASK64, SplitMix64
 from uno_env.rules.state import IllegalActionError, State
 

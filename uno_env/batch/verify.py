@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.env import raw_env
+from uno_env.aec import raw_env
 
 
 class Mismatch(AssertionError):

@@ -55,8 +55,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from uno_env.aec import DEFAULT_MAX_STEPS
 from uno_env.determinize import Recall, determinize
-from uno_env.env import DEFAULT_MAX_STEPS
 from uno_env.integrations.openspiel_observer import UnoObserver
 from uno_env.integrations.openspiel_parts import DrawKnowledge, Play, table_for
 from uno_env.rules.codes import P_OVER

@@ -26,7 +26,7 @@ import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from uno_env.env import DEFAULT_MAX_STEPS, raw_env
+from uno_env.aec import DEFAULT_MAX_STEPS, raw_env
 
 ILLEGAL_REWARD = -1.0
 
