@@ -23,7 +23,8 @@ from typing import Any
 import torch
 
 from uno_env.training.config import SelfPlayConfig
-from uno_env.training.selfplay.workers import Result, cpu_state, make_workers, merge
+from uno_env.training.selfplay.procs import make_workers
+from uno_env.training.selfplay.workers import Result, cpu_state, merge
 
 Weights = dict[str, torch.Tensor]
 

@@ -22,7 +22,7 @@ import torch
 
 from uno_env.training.config import SelfPlayConfig
 from uno_env.training.selfplay.vector_rollout import VectorRollout
-from uno_env.training.selfplay.workers import LocalWorkers, Result
+from uno_env.training.selfplay.workers import LocalWorkers, RayWorkers, Result
 
 JOIN_S = 10.0  # how long close() waits for a worker to leave before ending it
 
@@ -143,3 +143,12 @@ class ProcessWorkers(LocalWorkers):
             conn.close()
         self.conns, self.procs = [], []
         self._busy = False
+
+
+def make_workers(cfg: SelfPlayConfig, device: str) -> LocalWorkers:
+    """The workers of a resolved config (:meth:`SelfPlayConfig.resolved`)."""
+    if cfg.ray:
+        return RayWorkers(cfg, device)
+    if int(cfg.workers) > 1 and cfg.worker_processes:
+        return ProcessWorkers(cfg)
+    return LocalWorkers(cfg, device)

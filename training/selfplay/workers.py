@@ -1,7 +1,8 @@
 """Rollout workers of the batch-engine trainer: ``workers`` :class:`VectorRollout` objects,
 each with its share of the ``num_envs`` games and its own random streams, run in the
 learner's process one after the other (:class:`LocalWorkers`), each in its own process
-(:class:`~uno_env.training.selfplay.procs.ProcessWorkers`) or as Ray actors
+(:class:`~uno_env.training.selfplay.procs.ProcessWorkers`, which also holds
+:func:`~uno_env.training.selfplay.procs.make_workers`) or as Ray actors
 (:class:`RayWorkers`).
 
 All give the learner the same batches for the same seed (worker ``w`` draws its deals,
@@ -113,17 +114,6 @@ class RayWorkers(LocalWorkers):
         for a in self.actors:
             self.ray.kill(a)
         self.actors = []
-
-
-def make_workers(cfg: SelfPlayConfig, device: str) -> LocalWorkers:
-    """The workers of a resolved config (:meth:`SelfPlayConfig.resolved`)."""
-    if cfg.ray:
-        return RayWorkers(cfg, device)
-    if int(cfg.workers) > 1 and cfg.worker_processes:
-        from uno_env.training.selfplay.procs import ProcessWorkers
-
-        return ProcessWorkers(cfg)
-    return LocalWorkers(cfg, device)
 
 
 def merge(results: list[Result]) -> Result:
