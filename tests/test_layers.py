@@ -141,7 +141,7 @@ def test_import_rules_loads_no_pettingzoo_and_registers_the_gym_ids() -> None:
     code = ("import sys, uno_env.rules, uno_env.variants; "
             "s = uno_env.rules.State(uno_env.rules.Game('flip', 3), seed=1); "
             "import gymnasium; print('pettingzoo' in sys.modules, "
-            "'uno_env.env' in sys.modules, 'uno_env/UNO-v0' in gymnasium.registry)")
+            "'uno_env.env' in sys.modules, 'uno_env/UNO-v1' in gymnasium.registry)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
     assert out.stdout.split() == ["False", "False", "True"], out.stdout + out.stderr
@@ -153,4 +153,4 @@ def test_env_stays_the_function_after_its_module_is_imported() -> None:
             "uno_env.raw_env is raw_env, uno_env.GYM_ID)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
-    assert out.stdout.split() == ["OrderEnforcingWrapper", "True", "uno_env/UNO-v0"]
+    assert out.stdout.split() == ["OrderEnforcingWrapper", "True", "uno_env/UNO-v1"]
