@@ -13,15 +13,23 @@ def _pct(r: float, lo: float, hi: float) -> str:
     return f"{100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def _win(table: dict[str, Any], row: str, col: str) -> str:
-    """``row``'s win rate against ``col`` (2 players: the pair's; more: ``row`` in one seat,
-    ``col`` in every other)."""
-    for c in table["pairs"]:
-        if (c["a"], c["b"]) == (row, col) or (table["players"] == 2 and
-                                            (c["b"], c["a"]) == (row, col)):
-            r = c["agents"][0 if c["a"] == row else 1]
-            return f"{_pct(r['win_rate'], r['ci_low'], r['ci_high'])} ({c['games']:,})"
-    return "-"
+def _find(t: dict[str, Any], row: str, col: str) -> tuple[dict[str, Any], int] | None:
+    """The cell and result index of ``row`` against ``col`` (2 players: the pair's, either
+    order; more: ``row`` in one seat, ``col`` in every other)."""
+    for c in t["pairs"]:
+        for i, (x, y) in enumerate(((c["a"], c["b"]), (c["b"], c["a"]))):
+            if (x, y) == (row, col) and (i == 0 or t["players"] == 2):
+                return c, i
+    return None
+
+
+def _win(t: dict[str, Any], row: str, col: str) -> str:
+    found = _find(t, row, col)
+    if found is None:
+        return "-"
+    c, i = found
+    r = c["agents"][i]
+    return f"{_pct(r['win_rate'], r['ci_low'], r['ci_high'])} ({c['games']:,})"
 
 
 def _agent_line(role: str, a: dict[str, Any]) -> str:
@@ -53,7 +61,27 @@ def table_section(t: dict[str, Any], budget: int) -> list[str]:
         cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({e['games']:,})"
                      if e else "-")
         lines.append("| " + " | ".join(cells) + " |")
+    share = edge_share(t)
+    if share is not None:
+        lines += ["", f"The PPO agent captures **{100 * share:.0f}%** of the search agent's edge "
+                  f"over `rule` (edge: win rate against `rule` minus 1/{t['players']}; the "
+                  f"target is 75%)."]
     return lines + [""]
+
+
+def _rate(t: dict[str, Any], row: str, col: str) -> float | None:
+    found = _find(t, row, col)
+    return None if found is None else float(found[0]["agents"][found[1]]["win_rate"])
+
+
+def edge_share(t: dict[str, Any]) -> float | None:
+    """How much of the search agent's edge over ``rule`` the PPO agent has (None when
+    either was not measured or the search has no edge)."""
+    ppo, search = _rate(t, "ppo", "rule"), _rate(t, "search", "rule")
+    base = 1.0 / int(t["players"])
+    if ppo is None or search is None or search <= base:
+        return None
+    return (ppo - base) / (search - base)
 
 
 def markdown(result: dict[str, Any]) -> str:
