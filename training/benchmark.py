@@ -163,24 +163,30 @@ def _commit() -> str | None:
 
 
 def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:
-    """The whole table of ``cfg``; writes its JSON and Markdown; returns the JSON's dict."""
+    """The whole table of ``cfg``; writes its JSON and Markdown after each table (a page of
+    a stopped run lists the tables done so far and says so); returns the JSON's dict."""
     import uno_env
     from uno_env.training.benchmark_report import markdown
 
     t0 = time.perf_counter()
-    tables = [run_table(cfg, t, log) for t in cfg["tables"]]
-    computed = sum(c.get("cell_seconds", 0.0) for t in tables for c in t["pairs"] + t["exploit"])
-    result = {"format": "uno-env-benchmark", "version": 1, "config": cfg["config"],
-              "title": cfg.get("title", "Benchmark"), "uno_env": uno_env.__version__,
-              "commit": _commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
-              "seed": cfg["seed"], "games": cfg["games"], "search_games": cfg["search_games"],
-              "exploit_budget": cfg["exploit_budget"], "exploit_games": cfg["exploit_games"],
-              "cells_seconds": round(computed, 1),
-              "run_seconds": round(time.perf_counter() - t0, 1), "tables": tables}
+    result: dict[str, Any] = {
+        "format": "uno-env-benchmark", "version": 1, "config": cfg["config"],
+        "overrides": cfg.get("overrides", []), "title": cfg.get("title", "Benchmark"),
+        "uno_env": uno_env.__version__, "commit": _commit(),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()), "seed": cfg["seed"],
+        "games": cfg["games"], "search": cfg["search"], "search_games": cfg["search_games"],
+        "max_steps": cfg["max_steps"], "exploit_budget": cfg["exploit_budget"],
+        "exploit_games": cfg["exploit_games"], "tables_planned": len(cfg["tables"]),
+        "tables": []}
     for key in ("json", "markdown"):
         Path(cfg[key]).parent.mkdir(parents=True, exist_ok=True)
-    Path(cfg["json"]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    Path(cfg["markdown"]).write_text(markdown(result), encoding="utf-8")
+    for table in cfg["tables"]:
+        result["tables"].append(run_table(cfg, table, log))
+        cells = [c for t in result["tables"] for c in t["pairs"] + t["exploit"]]
+        result["cells_seconds"] = round(sum(c.get("cell_seconds", 0.0) for c in cells), 1)
+        result["run_seconds"] = round(time.perf_counter() - t0, 1)
+        Path(cfg["json"]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        Path(cfg["markdown"]).write_text(markdown(result), encoding="utf-8")
     return result
 
 
@@ -197,6 +203,7 @@ def cmd_benchmark(a: argparse.Namespace) -> int:
             raise ValueError(f"--set needs KEY=VALUE with KEY one of {', '.join(KEYS)}, got "
                              f"{item!r}")
         cfg[key] = yaml.safe_load(raw)
+        cfg.setdefault("overrides", []).append(item)
     r = run(cfg)
     print(f"wrote {cfg['json']} and {cfg['markdown']}: {len(r['tables'])} tables; the cells "
           f"took {r['cells_seconds']:.0f}s to compute, this run {r['run_seconds']:.0f}s")
