@@ -36,7 +36,7 @@ def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,
             "--set", f"json={tmp_path / 'b.json'}", "--set", f"markdown={tmp_path / 'b.md'}"]
     assert main(args) == 0
     r = json.loads((tmp_path / "b.json").read_text())
-    express, classic = r["tables"]
+    (express,) = r["tables"]
     assert express["env"] == "uno_express_v1" and set(express["agents"]) == {
         "random", "rule", "ppo", "search"}
     assert express["agents"]["ppo"]["file"] == "express_2p.pt"
@@ -45,9 +45,6 @@ def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,
         "rule", "ppo"]
     assert all(p["games"] == (2 if "search" in (p["a"], p["b"]) else 8)
                for p in express["pairs"])
-    # 4 players: ordered pairs (one seat against three), the vd table's agent picked
-    assert classic["players"] == 4 and len(classic["pairs"]) == 12
-    assert classic["agents"]["ppo"]["file"] == "classic_4p_vd.pt"
     page = (tmp_path / "b.md").read_text()
     assert "## express, 2 players" in page and "`uno_express_v1`" in page
     assert "| **rule** |" in page and "(8)" in page
@@ -60,12 +57,15 @@ def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,
     assert json.loads((tmp_path / "b.json").read_text())["tables"] == r["tables"]
 
 
-def test_a_table_without_a_ppo_agent_says_so(tmp_path: Path) -> None:
+def test_more_players_one_seat_against_the_field_and_the_table_s_agent(tmp_path: Path) -> None:
     cfg = benchmark.load_config("tiny")
-    cfg.update(out_dir=str(tmp_path), exploit_budget=0, games=4, search_games=2,
-               tables=[{"variant": "classic", "players": 3}])
-    cfg["search"] = "random"  # keep it to the compiled agents: seconds
-    t = benchmark.run_table(cfg, cfg["tables"][0], log=lambda _: None)
+    cfg.update(out_dir=str(tmp_path), exploit_budget=0, games=4, search="random")
+    vd = {"voluntary_draw": True, "catch_window": "turn"}  # the table ppo:classic-4p-vd plays
+    t = benchmark.run_table(cfg, {"variant": "classic", "players": 4, "options": vd},
+                            log=lambda _: None)
+    assert t["agents"]["ppo"]["file"] == "classic_4p_vd.pt" and t["seating"] == "one"
+    assert len(t["pairs"]) == 12 and all(p["games"] == 4 for p in t["pairs"])  # ordered
+    t = benchmark.run_table(cfg, {"variant": "classic", "players": 4}, log=lambda _: None)
     assert "ppo" in t["missing"] and "shipped: ppo:classic-vd" in t["missing"]["ppo"]
     with pytest.raises(ValueError, match="unknown keys"):
         benchmark.load_config(_write(tmp_path / "bad.yaml", "gamez: 3\n"))

@@ -26,6 +26,8 @@ from typing import Any
 import yaml
 
 ROOT_AGENTS = ("random", "rule", "ppo", "search")
+TABLE_KEYS = ("variant", "players", "options", "games", "search_games")  # the last two:
+# a table's own game counts (4 players: the search agent in three seats costs three times)
 KEYS = {"seed": int, "games": int, "search": str, "search_games": int, "max_steps": int,
         "exploit_budget": int, "exploit_games": int, "exploit": dict, "out_dir": str,
         "json": str, "markdown": str, "tables": list, "title": str}
@@ -50,10 +52,11 @@ def load_config(spec: str | Path) -> dict[str, Any]:
             raise ValueError(f"benchmark config key {k} must be a {kind.__name__}, got "
                              f"{cfg[k]!r}")
     for t in cfg["tables"]:
-        if not isinstance(t, dict) or set(t) - {"variant", "players", "options"} \
+        if not isinstance(t, dict) or set(t) - set(TABLE_KEYS) \
                 or "variant" not in t or "players" not in t:
-            raise ValueError(f"a table is {{variant: NAME, players: N, options: {{}}}}, got {t!r}")
-    cfg["config"] = str(path)
+            raise ValueError(f"a table is {{variant: NAME, players: N}} with optional "
+                             f"{', '.join(TABLE_KEYS[2:])}, got {t!r}")
+    cfg["config"] = str(spec)  # as given: a shipped name stays a name on the page
     return cfg
 
 
@@ -119,7 +122,8 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
     cells = []
     for a, b in pairs:
         search = "search" in (a, b)
-        games = int(cfg["search_games"] if search else cfg["games"])
+        kind = "search_games" if search else "games"
+        games = int(table.get(kind, cfg[kind]))
         games = max(group, games // group * group)
         key = {"a": present[a], "b": present[b], "variant": variant, "players": n,
                "options": options, "games": games, "seed": cfg["seed"], "seating": seating,
@@ -136,16 +140,20 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
             continue
         key = {"agent": present[role], "variant": variant, "players": n, "options": options,
                "budget": cfg["exploit_budget"], "games": cfg["exploit_games"],
-               "seed": cfg["seed"], "learner": cfg.get("exploit", {})}
+               "seed": cfg["seed"], "learner": cfg.get("exploit", {}),
+               "max_steps": cfg["max_steps"]}
         log(f"{name}: exploiting {role}, budget {cfg['exploit_budget']:,}")
         r = _cell(folder / f"exploit-{role}.json", key, lambda role=role: exploit(
             present[role]["spec"], int(cfg["exploit_budget"]), variant, n, options,
             seed=int(cfg["seed"]), eval_games=int(cfg["exploit_games"]),
             curve_games=max(1, int(cfg["exploit_games"]) // 4),
-            ppo=dict(cfg.get("exploit", {}))))
+            ppo=dict(cfg.get("exploit", {})), max_steps=int(cfg["max_steps"])))
         exploits.append({"agent": role, **r})
     return {"variant": variant, "players": n, "options": options,
-            "env": find_variant(variant).env_name, "seating": seating, "agents": present,
+            "env": find_variant(variant).env_name, "seating": seating,
+            "games": int(table.get("games", cfg["games"])),
+            "search_games": int(table.get("search_games", cfg["search_games"])),
+            "agents": present,
             "missing": missing, "pairs": cells, "exploit": exploits}
 
 

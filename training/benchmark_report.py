@@ -46,20 +46,23 @@ def table_section(t: dict[str, Any], budget: int) -> list[str]:
              f"`{t['env']}`, {opts}; "
              + ("each deal played twice, seats swapped" if t["players"] == 2 else
                 f"the row agent in one seat, the column agent in the other "
-                f"{t['players'] - 1}, each deal played once per seat") + ".", ""]
+                f"{t['players'] - 1}, each deal played once per seat")
+             + f"; {t['games']:,} games per pair, {t['search_games']:,} with the search agent.",
+             ""]
     roles = [r for r in ROLES if r in t["agents"]]
     lines += [_agent_line(r, t["agents"][r]) for r in roles]
     lines += [f"- {r}: none for this table ({t['missing'][r].split(';')[0]})"
               for r in ROLES if r in t["missing"]]
     exploit = {e["agent"]: e for e in t["exploit"]}
     head = ["win rate of the row agent"] + [f"vs {r}" for r in roles] + \
-        [f"exploited by a learner ({budget:,} decisions)"]
+        ([f"exploited by a learner ({budget:,} decisions)"] if budget else [])
     lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for row in roles:
         cells = [f"**{row}**"] + [_win(t, row, col) if col != row else "" for col in roles]
         e = exploit.get(row)
-        cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({e['games']:,})"
-                     if e else "-")
+        if budget:
+            cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({e['games']:,})"
+                         if e else "-")
         lines.append("| " + " | ".join(cells) + " |")
     share = edge_share(t)
     if share is not None:
@@ -103,12 +106,14 @@ def markdown(result: dict[str, Any]) -> str:
         f"interval and, in brackets, the games: {result['games']:,} per pair on the "
         f"compiled batch engine (`random`, `rule`, `ppo:`), {result['search_games']:,} per "
         f"pair with the search agent (`{result['search']}`, Python loop); games stop after "
-        f"{result['max_steps']:,} decisions (no winner). The last column is the approximate "
-        f"exploitability: a fresh MaskablePPO learner trained for "
-        f"{result['exploit_budget']:,} decisions against the agent alone (`uno-env "
-        f"exploit`), then its win rate against it over {result['exploit_games']:,} games "
-        f"(an agent nobody can exploit holds it to 1/players). A table without a PPO agent "
-        f"trained for it says so.", ""]
+        f"{result['max_steps']:,} decisions (no winner). "
+        + (f"The last column is the approximate exploitability: a fresh MaskablePPO learner "
+           f"trained for {result['exploit_budget']:,} decisions against the agent alone "
+           f"(`uno-env exploit`), then its win rate against it over "
+           f"{result['exploit_games']:,} games (an agent nobody can exploit holds it to "
+           f"1/players). " if result["exploit_budget"] else
+           "Exploitability was not measured in this run (`exploit_budget: 0`). ")
+        + "A table without a PPO agent trained for it says so.", ""]
     for t in result["tables"]:
         lines += table_section(t, int(result["exploit_budget"]))
     return "\n".join(lines).rstrip() + "\n"
