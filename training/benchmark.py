@@ -148,7 +148,7 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
             seed=int(cfg["seed"]), eval_games=int(cfg["exploit_games"]),
             curve_games=max(1, int(cfg["exploit_games"]) // 4),
             ppo=dict(cfg.get("exploit", {})), max_steps=int(cfg["max_steps"])))
-        exploits.append({"agent": role, **r})
+        exploits.append({**r, "agent": role, "spec": r["agent"]})
     return {"variant": variant, "players": n, "options": options,
             "env": find_variant(variant).env_name, "seating": seating,
             "games": int(table.get("games", cfg["games"])),
