@@ -178,7 +178,11 @@ class ISMCTSAgent:
         rest = prior.split(":", 1)[1] if prior.lower().startswith("ppo:") else prior
         if ":" in rest:
             raise ValueError(f"prior {prior!r} must be ppo:VARIANT or ppo:PATH")
-        net, payload = load_policy(checkpoint_path(rest, num_players))
+        try:  # the shipped agent of this table, else the variant's first (a prior only)
+            path = checkpoint_path(rest, num_players, options)
+        except ValueError:
+            path = checkpoint_path(rest, num_players)
+        net, payload = load_policy(path)
         want = config_key(variant, num_players, options)
         for k in ("variant", "num_players", "action_meanings"):  # pieces: input_index
             if payload.get(k) != want[k]:

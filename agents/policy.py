@@ -132,6 +132,7 @@ def config_key(variant: str, num_players: int, options: dict[str, Any]) -> dict[
     layout = ObservationLayout(game)
     return {
         "variant": game.variant.name,
+        "env_version": game.variant.version,  # uno_<variant>_v<N>: agents.load refuses another
         "num_players": num_players,
         "options": dict(game.options),
         "obs_dim": layout.size,

@@ -19,9 +19,11 @@ LEGACY_RULES = {"voluntary_draw": True, "catch_window": "turn"}
 whose options lack a key was trained with this value."""
 
 
-def shipped_checkpoint(variant: str, num_players: int = 2) -> Path:
-    """Where the checkpoint shipped for a variant lives: ``agents/checkpoints/<v>_<n>p.pt``."""
-    return CHECKPOINT_DIR / f"{variant}_{num_players}p.pt"
+def shipped_checkpoint(variant: str, num_players: int = 2, tag: str = "") -> Path:
+    """Where a shipped checkpoint lives: ``agents/checkpoints/<v>_<n>p[_<tag>].pt`` (the
+    untagged file is the agent of the variant's default table; a tag, such as ``vd``, names
+    one trained at another table)."""
+    return CHECKPOINT_DIR / (f"{variant}_{num_players}p" + (f"_{tag}" if tag else "") + ".pt")
 
 
 class PPOAgent:
@@ -110,22 +112,25 @@ class PPOBatch:
 
 def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
              seed: int | None = None, **options: Any) -> PPOAgent:
-    """A :class:`PPOAgent` from a checkpoint path, or from a variant name meaning the
-    checkpoint shipped for it (``agents/checkpoints/<variant>_<num_players>p.pt``).
+    """A :class:`PPOAgent` from a checkpoint path, or from a shipped name: ``VARIANT`` (the
+    shipped agent of that variant trained for this table: :func:`pick_shipped`),
+    ``VARIANT-Np`` (of N players), ``VARIANT[-Np]-TAG`` (one file, e.g. ``classic-vd``).
 
-    ``options`` are the game's rule options (checked against the checkpoint: the observation
-    and action layouts must be the same); ``greedy=False`` samples instead of taking the
-    argmax.
+    ``options`` are the game's rule options (checked against the checkpoint: the env version,
+    the observation and action layouts and the rules must be the same); ``greedy=False``
+    samples instead of taking the argmax.
     """
     greedy = bool(options.pop("greedy", True))
     named = shipped_name(spec_rest)
-    if named and named[1] != num_players and not Path(spec_rest).is_file():
+    if named and named[1] is not None and named[1] != num_players \
+            and not Path(spec_rest).is_file():
         raise ValueError(f"ppo:{spec_rest} is the {named[1]}-player {named[0]} agent; this "
                          f"table has {num_players} players (load it with num_players="
                          f"{named[1]}, or use ppo:{named[0]} for the table's player count)")
-    path = checkpoint_path(spec_rest, num_players)
+    path = checkpoint_path(spec_rest, num_players, options=options)
     net, payload = load_policy(path)
     want = config_key(variant, num_players, options)
+    check_env_version(payload, path)
     trained = trained_rules(payload)
     # (the observation pieces were matched by load_policy: input_index)
     for k in ("variant", "num_players", "num_actions", "action_meanings"):
@@ -150,8 +155,27 @@ def load_ppo(spec_rest: str, variant: str = "classic", num_players: int = 2,
     info = {k: payload[k] for k in ("variant", "num_players", "hidden")}
     info["options"] = trained
     info["path"] = str(path)
+    info["env_version"] = payload.get("env_version")
     info.update(payload.get("info", {}))
     return PPOAgent(net, info, greedy=greedy, seed=seed)
+
+
+def check_env_version(payload: dict[str, Any], path: str | Path) -> None:
+    """Refuse a policy file recorded at another version of its env (the versions and what
+    each changed: CHANGELOG.md). A file without ``env_version`` predates the records and is
+    checked by its layout and rules alone."""
+    from uno_env.variants import find_variant
+
+    recorded = payload.get("env_version")
+    if recorded is None:
+        return
+    v = find_variant(str(payload["variant"]))
+    if int(recorded) != v.version:
+        raise ValueError(
+            f"checkpoint {str(path)!r} was trained on uno_{v.name}_v{recorded}; this library's "
+            f"env is {v.env_name} (rules, observation, actions or rewards changed since: see "
+            f"CHANGELOG.md). Retrain it here, or play it with the release that has "
+            f"uno_{v.name}_v{recorded}")
 
 
 def option_flags(options: dict[str, Any]) -> str:
@@ -166,37 +190,115 @@ def trained_rules(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def trained_options(spec_rest: str, num_players: int = 2) -> dict[str, Any]:
-    """The rule options of the table a checkpoint (path or variant name) was trained at:
-    build its env with these to play it (``agents.load`` refuses any other table)."""
+    """The rule options of the table a checkpoint (path or shipped name) was trained at:
+    build its env with these to play it (``agents.load`` refuses any other table). For a
+    variant with agents at several tables: the default table's when shipped, else the first
+    file's (:func:`shipped_files`)."""
     _, payload = load_policy(checkpoint_path(spec_rest, num_players))
     return trained_rules(payload)
 
 
-def shipped_name(spec_rest: str) -> tuple[str, int] | None:
-    """``"classic-4p"`` -> ``("classic", 4)``: the shipped checkpoint of a player count;
-    ``None`` for any other spec."""
-    m = re.fullmatch(r"([a-z]+)-(\d+)p", spec_rest)
-    return (m.group(1), int(m.group(2))) if m else None
+_NAME = re.compile(r"([a-z]+)(?:-(\d+)p)?(?:-([a-z0-9]+))?")
 
 
-def checkpoint_path(spec_rest: str, num_players: int = 2) -> Path:
-    """The file ``ppo:<spec_rest>`` names: a path, the checkpoint shipped for a variant at
-    ``num_players``, or ``<variant>-<N>p`` (the one shipped for N players)."""
+def shipped_name(spec_rest: str) -> tuple[str, int | None, str] | None:
+    """``"classic-4p-vd"`` -> ``("classic", 4, "vd")``, ``"classic"`` -> ``("classic", None,
+    "")``: variant, player count (None: the table's) and tag of a shipped name; ``None`` for
+    anything else (a path)."""
+    m = _NAME.fullmatch(spec_rest)
+    if not m:
+        return None
+    return m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3) or ""
+
+
+def shipped_files(variant: str, num_players: int) -> list[tuple[str, Path]]:
+    """``(ppo: name, path)`` of every checkpoint shipped for a variant and player count, the
+    untagged file (the default table's agent) first."""
+    out = []
+    for p in sorted(CHECKPOINT_DIR.glob(f"{variant}_{num_players}p*.pt")):
+        m = re.fullmatch(rf"{variant}_{num_players}p(?:_([a-z0-9]+))?\.pt", p.name)
+        if m:
+            tag = m.group(1) or ""
+            name = variant + (f"-{num_players}p" if num_players != 2 else "")
+            out.append((tag, name + (f"-{tag}" if tag else ""), p))
+    out.sort(key=lambda x: (x[0] != "", x[0]))
+    return [(name, path) for _, name, path in out]
+
+
+def shipped_catalogue() -> str:
+    """Every shipped agent as ``ppo:NAME (variant, N players, rules that differ from the
+    defaults)``: what an error about a missing agent lists."""
+    from uno_env import Game
+
+    rows = []
+    for p in sorted(CHECKPOINT_DIR.glob("*.pt")):
+        m = re.fullmatch(r"([a-z]+)_(\d+)p(?:_([a-z0-9]+))?\.pt", p.name)
+        if not m:
+            continue
+        variant, n = m.group(1), int(m.group(2))
+        name = next((x for x, q in shipped_files(variant, n) if q == p), p.stem)
+        _, payload = load_policy(p)
+        defaults = Game(variant, n).options
+        rules = {k: v for k, v in trained_rules(payload).items() if defaults.get(k) != v}
+        table = ", ".join(f"{k}={v!r}" for k, v in rules.items()) or "default rules"
+        rows.append(f"ppo:{name} ({variant}, {n} players, {table})")
+    return "; ".join(rows) or "none"
+
+
+def pick_shipped(variant: str, num_players: int, options: dict[str, Any]) -> Path:
+    """The shipped checkpoint of ``variant`` at ``num_players`` trained for the table of
+    these rule options. None fits: a ValueError listing what is shipped and for which
+    tables."""
+    from uno_env import Game
+
+    table = Game(variant, num_players, **options).options
+    files = shipped_files(variant, num_players)
+    if not files:
+        raise FileNotFoundError(
+            f"no checkpoint is shipped for {variant} with {num_players} players (looked for "
+            f"{shipped_checkpoint(variant, num_players)}); shipped: {shipped_catalogue()}")
+    for _, path in files:
+        _, payload = load_policy(path)
+        if all(table.get(k) == v for k, v in trained_rules(payload).items()):
+            return path
+    changed = {k: v for k, v in table.items() if Game(variant, num_players).options.get(k) != v}
+    shown = ", ".join(f"{k}={v!r}" for k, v in changed.items()) or "default rules"
+    raise ValueError(
+        f"no shipped ppo agent for {variant} with {num_players} players at this table "
+        f"({shown}); shipped: {shipped_catalogue()}. Build the env with a listed agent's "
+        f"rules (agents.trained_options('ppo:NAME')), or train one for this table "
+        f"(uno-env train --list)")
+
+
+def checkpoint_path(spec_rest: str, num_players: int = 2,
+                    options: dict[str, Any] | None = None) -> Path:
+    """The file ``ppo:<spec_rest>`` names: a path, or a shipped name (:func:`shipped_name`).
+    A bare ``VARIANT[-Np]`` with ``options`` is the agent trained for that table
+    (:func:`pick_shipped`); without, the variant's first shipped file (:func:`shipped_files`)."""
     path = Path(spec_rest)
-    if not path.is_file():
-        from uno_env import list_variants
+    if path.is_file():
+        return path
+    from uno_env import list_variants
 
-        named = shipped_name(spec_rest)
-        variant, players = named if named else (spec_rest, num_players)
-        if variant in list_variants():
-            path = shipped_checkpoint(variant, players)
-            if not path.is_file():
-                have = sorted(p.name for p in CHECKPOINT_DIR.glob("*.pt"))
-                raise FileNotFoundError(
-                    f"no checkpoint is shipped for {variant} with {players} players "
-                    f"(looked for {path}); shipped: {', '.join(have) or 'none'}")
-        else:
-            raise FileNotFoundError(
-                f"ppo:{spec_rest} is neither a checkpoint file nor a variant name (or "
-                f"<variant>-<N>p); variants: {', '.join(list_variants())}")
-    return path
+    named = shipped_name(spec_rest)
+    if not named or named[0] not in list_variants():
+        raise FileNotFoundError(
+            f"ppo:{spec_rest} is neither a checkpoint file nor a shipped name (VARIANT, "
+            f"VARIANT-Np, VARIANT[-Np]-TAG); variants: {', '.join(list_variants())}; shipped: "
+            f"{shipped_catalogue()}")
+    variant, players, tag = named
+    n = num_players if players is None else players
+    if tag:
+        path = shipped_checkpoint(variant, n, tag)
+        if not path.is_file():
+            raise FileNotFoundError(f"no checkpoint ppo:{spec_rest} is shipped (looked for "
+                                    f"{path}); shipped: {shipped_catalogue()}")
+        return path
+    if options is not None:
+        return pick_shipped(variant, n, options)
+    files = shipped_files(variant, n)
+    if not files:
+        raise FileNotFoundError(
+            f"no checkpoint is shipped for {variant} with {n} players (looked for "
+            f"{shipped_checkpoint(variant, n)}); shipped: {shipped_catalogue()}")
+    return files[0][1]

@@ -1,6 +1,6 @@
 """A CleanRL-style PPO loop (one file, no RL library) with invalid-action masking.
 
-CleanRL's ``ppo.py`` on ``gymnasium.make("uno_env/UNO-v0")`` with two changes: the policy's
+CleanRL's ``ppo.py`` on ``gymnasium.make("uno_env/UNO-v1")`` with two changes: the policy's
 logits are masked with ``info["action_mask"]`` (illegal actions get probability 0, and the
 same mask is used again when the log-probabilities are recomputed in the update), and the
 vector env resets in the same step (``AutoresetMode.SAME_STEP``) so that every returned

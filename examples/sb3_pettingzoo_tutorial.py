@@ -9,7 +9,7 @@ final move gets one last step of its own (its final observation, only action 0 a
 action ignored) that returns its final reward and ends the episode.
 
 The tutorial chains both seats' steps into one trajectory, so PPO's advantages still mix the
-seats' rewards; :mod:`examples.sb3_maskable_ppo` (``gymnasium.make("uno_env/UNO-v0")``) gives
+seats' rewards; :mod:`examples.sb3_maskable_ppo` (``gymnasium.make("uno_env/UNO-v1")``) gives
 one seat's own trajectory instead.
 
 Usage: ``python examples/sb3_pettingzoo_tutorial.py [--steps 20000]``

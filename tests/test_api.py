@@ -113,9 +113,9 @@ def test_api_through_truncation_and_termination(variant: str) -> None:
 
 
 def test_metadata_name() -> None:
-    assert uno_env.raw_env().metadata["name"] == "uno_classic_v0"
-    assert uno_env.env().metadata["name"] == "uno_classic_v0"
-    assert uno_env.env().unwrapped.metadata["name"] == "uno_classic_v0"
+    assert uno_env.raw_env().metadata["name"] == "uno_classic_v1"
+    assert uno_env.env().metadata["name"] == "uno_classic_v1"
+    assert uno_env.env().unwrapped.metadata["name"] == "uno_classic_v1"
     for v in VARIANTS:
         name = uno_env.raw_env(v).metadata["name"]
         assert name == uno_env.find_variant(v).env_name

@@ -52,7 +52,7 @@ def test_every_command_loads_and_adds_its_own_parser() -> None:
 
 def _minimal(name: str) -> list[str]:
     return {"replay": ["x.jsonl"], "train": ["x.yaml"], "evaluate": ["--agents", "a,b"],
-            "check-agent": ["random"]}.get(name, [])
+            "check-agent": ["random"], "exploit": ["rule", "--budget", "1"]}.get(name, [])
 
 
 def test_a_command_whose_module_fails_to_import_fails_loudly(

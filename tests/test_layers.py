@@ -217,7 +217,7 @@ def test_import_rules_loads_no_pettingzoo_and_registers_the_gym_ids() -> None:
     code = ("import sys, uno_env.rules, uno_env.variants; "
             "s = uno_env.rules.State(uno_env.rules.Game('flip', 3), seed=1); "
             "import gymnasium; print('pettingzoo' in sys.modules, "
-            "'uno_env.aec' in sys.modules, 'uno_env/UNO-v0' in gymnasium.registry)")
+            "'uno_env.aec' in sys.modules, 'uno_env/UNO-v1' in gymnasium.registry)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
     assert out.stdout.split() == ["False", "False", "True"], out.stdout + out.stderr
@@ -234,4 +234,4 @@ def test_env_is_the_function_and_the_package_a_plain_module() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=60)
     assert out.stdout.split() == ["OrderEnforcingWrapper", "True", "True", "True",
-                                  "uno_env/UNO-v0"], out.stdout + out.stderr
+                                  "uno_env/UNO-v1"], out.stdout + out.stderr

@@ -1,5 +1,5 @@
 """The Gymnasium side of the vector envs: registration by ``import uno_env`` alone, the same
-results as Gymnasium's own ``SyncVectorEnv`` over UNO-v0 in same-step autoreset mode, and
+results as Gymnasium's own ``SyncVectorEnv`` over UNO-v1 in same-step autoreset mode, and
 Gymnasium's vector wrappers reading ``metadata["autoreset_mode"]``."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def _run(code: str) -> str:
 @pytest.mark.parametrize("register", ["", "gymnasium.register_envs(uno_env); "])
 def test_import_uno_env_registers_both_entry_points(register: str) -> None:
     code = ("import sys, uno_env; assert 'uno_env.aec' not in sys.modules; import gymnasium; "
-            f"{register}e = gymnasium.make('uno_env/UNO-v0'); o, _ = e.reset(seed=0); "
-            "v = gymnasium.make_vec('uno_env/UNO-v0', num_envs=2, "
+            f"{register}e = gymnasium.make('uno_env/UNO-v1'); o, _ = e.reset(seed=0); "
+            "v = gymnasium.make_vec('uno_env/UNO-v1', num_envs=2, "
             "vectorization_mode='vector_entry_point', opponents=['rule']); "
             "ov, _ = v.reset(seed=0); print(type(v).__name__, "
             "v.metadata['autoreset_mode'].name, bool((o == ov[0]).all()))")
@@ -37,7 +37,7 @@ def test_import_uno_env_registers_both_entry_points(register: str) -> None:
 
 
 def test_gymnasium_imported_first_registers_too() -> None:
-    code = ("import gymnasium, uno_env; spec = gymnasium.spec('uno_env/UNO-v0'); "
+    code = ("import gymnasium, uno_env; spec = gymnasium.spec('uno_env/UNO-v1'); "
             "print(spec.vector_entry_point)")
     assert _run(code) == "uno_env.training.vector_learner:make_learner_vec"
 

@@ -1,6 +1,6 @@
 """``uno_env.sb3_vec_env``: the SB3 ``VecEnv`` over the learner vector env.
 
-It must step exactly as SB3's own ``DummyVecEnv`` over UNO-v0 steps (same seeds, same
+It must step exactly as SB3's own ``DummyVecEnv`` over UNO-v1 steps (same seeds, same
 observations, rewards, dones, ``terminal_observation`` and ``reset_infos``), serve
 sb3-contrib's ``get_action_masks``, and let ``MaskablePPO`` learn.
 """
@@ -21,7 +21,7 @@ import uno_env
 from uno_env.batch.learner import LearnerVectorEnv
 
 
-def test_steps_as_dummy_vec_env_over_uno_v0() -> None:
+def test_steps_as_dummy_vec_env_over_uno_v1() -> None:
     kw = dict(variant="classic", num_players=2, opponents=["rule", "random"], max_steps=50)
     ours = uno_env.sb3_vec_env(num_envs=3, **kw)
     dummy = DummyVecEnv([lambda: gymnasium.make(uno_env.GYM_ID, **kw)] * 3)

@@ -1,6 +1,6 @@
 """``uno_env.torchrl_env``: TorchRL's ``EnvBase`` over the learner vector env, checked by
 TorchRL's own ``check_env_specs``, its synchronous collector (``Collector``, TorchRL 0.14's
-name for ``SyncDataCollector``) and a ``MaskedCategorical`` actor; its games are UNO-v0's."""
+name for ``SyncDataCollector``) and a ``MaskedCategorical`` actor; its games are UNO-v1's."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_sync_data_collector_with_a_masked_categorical_actor() -> None:
     assert batches == 3 and episodes > 0
 
 
-def test_games_are_uno_v0_games() -> None:
+def test_games_are_uno_v1_games() -> None:
     kw = dict(variant="classic", num_players=2, opponents=["rule"])
     env = uno_env.torchrl_env(num_envs=2, **kw)
     env.set_seed(5)

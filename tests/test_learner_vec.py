@@ -1,7 +1,7 @@
-"""The learner vector env (``uno_env.batch.learner``) against ``gymnasium.make("uno_env/UNO-v0")``.
+"""The learner vector env (``uno_env.batch.learner``) against ``gymnasium.make("uno_env/UNO-v1")``.
 
 Game ``i`` of a vector env reset with seed ``s`` must play, decision for decision, the
-episodes UNO-v0 plays after ``reset(seed=s + i)`` and then ``reset()``: the same learner
+episodes UNO-v1 plays after ``reset(seed=s + i)`` and then ``reset()``: the same learner
 seat, deal, opponents and opponent choices, hence the same observations, masks and rewards
 (docs/vector-interfaces.md).
 """
@@ -31,8 +31,8 @@ def _choose(rng: np.random.Generator, mask: np.ndarray) -> int:
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c['variant']}-{c['num_players']}")
-def test_each_game_plays_the_episodes_uno_v0_plays(cfg: dict) -> None:
-    _same_as_uno_v0(LearnerVectorEnv(3, **cfg), cfg)
+def test_each_game_plays_the_episodes_uno_v1_plays(cfg: dict) -> None:
+    _same_as_uno_v1(LearnerVectorEnv(3, **cfg), cfg)
 
 
 @pytest.mark.parametrize("cfg", [
@@ -45,10 +45,10 @@ def test_policy_opponents_play_in_the_tick_loop(cfg: dict) -> None:
     """``ppo:`` opponents: the kernel stops at their seats, one forward answers them all."""
     venv = gymnasium.make_vec(uno_env.GYM_ID, num_envs=3,
                               vectorization_mode="vector_entry_point", **cfg)
-    _same_as_uno_v0(venv, cfg)
+    _same_as_uno_v1(venv, cfg)
 
 
-def _same_as_uno_v0(venv: LearnerVectorEnv, cfg: dict) -> None:
+def _same_as_uno_v1(venv: LearnerVectorEnv, cfg: dict) -> None:
     b, seed, episodes = venv.num_envs, 11, 2
     obs, info = venv.reset(seed=seed)
     singles = [gymnasium.make(uno_env.GYM_ID, **cfg) for _ in range(b)]
@@ -101,7 +101,7 @@ def test_disabled_autoreset_waits_for_a_masked_reset() -> None:
     _, info = venv.reset(seed=0)
     bad = np.array([int(np.flatnonzero(info["action_mask"][0] == 0)[0]), 0])
     bad[1] = int(np.flatnonzero(info["action_mask"][1])[0])
-    _, rew, term, _, info = venv.step(bad)  # an illegal action loses game 0 (UNO-v0's "lose")
+    _, rew, term, _, info = venv.step(bad)  # an illegal action loses game 0 (UNO-v1's "lose")
     assert term[0] and rew[0] == -1.0 and not info["action_mask"][0].any()
     with pytest.raises(RuntimeError, match="game 0: its episode is over"):
         venv.step(np.array([0, int(np.flatnonzero(info["action_mask"][1])[0])]))

@@ -218,7 +218,8 @@ def test_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
         if (_folder(package) / "__init__.py").exists():
             assert f"{package.replace('.', '/')}/py.typed" in names, package
     for folder, pattern in [("agents/checkpoints", "*.pt"), ("configs/train", "*.yaml"),
-                            ("configs/tournament", "*.yaml"), ("tournament/web/static", "*")]:
+                            ("configs/tournament", "*.yaml"), ("configs/benchmark", "*.yaml"),
+                            ("tournament/web/static", "*")]:
         for path in (ROOT / folder).glob(pattern):
             assert f"uno_env/{folder}/{path.name}" in names
     assert "Description-Content-Type: text/markdown" in meta and "# uno-env" in meta

@@ -195,17 +195,18 @@ def test_curve_and_results_files(tmp_path: Path) -> None:
     assert ev["command"].startswith(f"uno-env evaluate --agents ppo:{run / 'final.pt'},rule")
 
 
-@pytest.mark.skipif(not shipped_checkpoint("classic").is_file(),
+@pytest.mark.skipif(not shipped_checkpoint("classic", 2, "vd").is_file(),
                     reason="no shipped classic checkpoint")
 def test_shipped_checkpoint_plays_only_masked_actions() -> None:
-    path = shipped_checkpoint("classic")
+    path = shipped_checkpoint("classic", 2, "vd")
     assert path.stat().st_size < 5_000_000
-    rules = agents.trained_options("ppo:classic")  # trained before the seeds' classic rules
+    rules = agents.trained_options("ppo:classic-vd")  # trained at the voluntary-draw table
     assert rules["voluntary_draw"] is True and rules["catch_window"] == "turn"
     with pytest.raises(ValueError, match=r"voluntary_draw=True.*--option voluntary_draw=true"):
-        agents.load("ppo:classic")  # the default classic table draws only when stuck
-    agent = agents.load("ppo:classic", **rules)
-    sampler = agents.load("ppo:classic", seed=1, greedy=False, **rules)
+        agents.load("ppo:classic-vd")  # the default classic table draws only when stuck
+    agent = agents.load("ppo:classic", **rules)  # ppo:classic at this table: the same file
+    assert agent.info["path"] == str(path)
+    sampler = agents.load("ppo:classic-vd", seed=1, greedy=False, **rules)
     assert agent.info["options"] == rules
     e = uno_env.raw_env("classic", 2, max_steps=500, **rules)
     phases = set()
@@ -220,16 +221,16 @@ def test_shipped_checkpoint_plays_only_masked_actions() -> None:
             assert o["action_mask"][a] == 1
             e.step(a)
     assert {"play", "color"} <= phases
-    with pytest.raises(ValueError, match="cannot play"):
+    with pytest.raises(ValueError, match="no shipped ppo agent for classic with 2 players"):
         agents.load("ppo:classic", **{**rules, "uno_catch": "decision"})
     with pytest.raises(FileNotFoundError):
         agents.load("ppo:classic", num_players=3)
 
 
 def test_shipped_checkpoint_beats_random_quickly() -> None:
-    if not shipped_checkpoint("classic").is_file():
+    if not shipped_checkpoint("classic", 2, "vd").is_file():
         pytest.skip("no shipped classic checkpoint")
-    net, _ = load_policy(shipped_checkpoint("classic"))
+    net, _ = load_policy(shipped_checkpoint("classic", 2, "vd"))
     r = evaluate_policy(net, "random", games=40, seed=7, num_envs=20,
-                        options=agents.trained_options("ppo:classic"))
+                        options=agents.trained_options("ppo:classic-vd"))
     assert r["games"] == 40 and r["wins"] >= 30

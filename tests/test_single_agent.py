@@ -230,12 +230,12 @@ def test_import_uno_env_loads_neither_agents_nor_training() -> None:
     import sys
 
     code = ("import sys, gymnasium, uno_env; "
-            "assert 'uno_env/UNO-v0' in gymnasium.registry; "
+            "assert 'uno_env/UNO-v1' in gymnasium.registry; "
             "print(sorted(set(sys.modules) & {'uno_env.agents', 'uno_env.training', "
             "'uno_env.tournament', 'torch', 'ray', 'tianshou'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
     for code in ("import uno_env, gymnasium; gymnasium.make(uno_env.GYM_ID)",
-                 "import gymnasium; gymnasium.make('uno_env:uno_env/UNO-v0')"):
+                 "import gymnasium; gymnasium.make('uno_env:uno_env/UNO-v1')"):
         subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

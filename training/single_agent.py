@@ -16,7 +16,7 @@ changes nothing (``illegal_action="raise"``).
 
 The env lives in ``training`` because opponents given as specs are built by ``agents``
 (``uno_env`` <- ``agents`` <- ``training``). ``import uno_env`` registers it as
-``"uno_env/UNO-v0"`` through a string entry point, so importing ``uno_env`` imports neither.
+``"uno_env/UNO-v1"`` through a string entry point, so importing ``uno_env`` imports neither.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""The vector entry point of ``uno_env/UNO-v0``: the learner vector env with ``ppo:...``
+"""The vector entry point of ``uno_env/UNO-v1``: the learner vector env with ``ppo:...``
 opponent specs resolved to batched policies.
 
 ``uno_env.batch.learner.LearnerVectorEnv`` sits in the ``uno_env`` layer, below ``agents``, so
 it plays compiled opponents (``"random"``, ``"rule"``) and takes policies as objects with
 ``act_batch(observations, masks)``. This module, above ``agents``, turns each ``"ppo:..."``
-spec into one ``PPOBatch`` over the agent ``agents.load`` builds (greedy, as UNO-v0's
+spec into one ``PPOBatch`` over the agent ``agents.load`` builds (greedy, as UNO-v1's
 ``ppo:`` opponents are), answered with one forward per tick for all its seats.
 """
 
@@ -43,7 +43,7 @@ def resolve_opponents(opponents: Sequence[Any], variant: str = "classic",
 
 def make_learner_vec(num_envs: int = 1, variant: str = "classic", num_players: int = 2,
                      opponents: Sequence[Any] = ("random",), **kwargs: Any) -> LearnerVectorEnv:
-    """``gymnasium.make_vec("uno_env/UNO-v0", vectorization_mode="vector_entry_point", ...)``."""
+    """``gymnasium.make_vec("uno_env/UNO-v1", vectorization_mode="vector_entry_point", ...)``."""
     options = {k: v for k, v in kwargs.items() if k not in ENV_KEYS}
     return LearnerVectorEnv(num_envs, variant=variant, num_players=num_players,
                             opponents=resolve_opponents(opponents, variant, num_players,

@@ -4,7 +4,7 @@
 ``uno_env.raw_env(...)`` the bare one, ``uno_env.vector_env(variant, num_players, num_envs)``
 many games at once on the compiled batch engine (numba, loaded on first use),
 ``uno_env.list_variants()`` the registered variants.
-The Gymnasium id ``uno_env.GYM_ID`` (``"uno_env/UNO-v0"``) is one learning seat against
+The Gymnasium id ``uno_env.GYM_ID`` (``"uno_env/UNO-v1"``) is one learning seat against
 opponents (``gymnasium.make(uno_env.GYM_ID, variant=..., num_players=..., opponents=[...])``);
 ``gymnasium.make_vec(uno_env.GYM_ID, num_envs=N, vectorization_mode="vector_entry_point",
 ...)`` runs ``N`` of those games on the compiled batch engine (``uno_env.batch.learner``),
@@ -17,7 +17,7 @@ Gymnasium, so they are imported only when the environments are first used: ``env
 not named ``env`` so that ``uno_env.env`` is only ever the function). ``import uno_env``
 registers the Gymnasium ids (it imports Gymnasium, a dependency, but none of the env
 modules: the entry points are strings), so ``import uno_env, gymnasium;
-gymnasium.make("uno_env/UNO-v0")`` works, as does Gymnasium's idiom
+gymnasium.make("uno_env/UNO-v1")`` works, as does Gymnasium's idiom
 ``gymnasium.register_envs(uno_env)``.
 """
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from uno_env.integrations.sb3 import sb3_vec_env
     from uno_env.integrations.torchrl import torchrl_env
 
-_GYM_ID = "uno_env/UNO-v0"
+_GYM_ID = "uno_env/UNO-v1"  # the version: see CHANGELOG.md (v0 raises DeprecatedEnv)
 _FROM_ENV = ("env", "raw_env", "DEFAULT_MAX_STEPS")
 
 

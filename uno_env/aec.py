@@ -40,7 +40,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """UNO as an AEC game. Agents are ``player_0..player_{N-1}``; see docs/environments.md for the
     observation and action layouts."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v0",
+    metadata = {"render_modes": ["ansi", "human"], "name": "uno_classic_v1",
                 "is_parallelizable": False, "render_fps": 1}
     # Slots for the attributes: with ~35 of them in an instance dict CPython's attribute
     # access slows down on every step (AECEnv still gives instances a dict for others).

@@ -57,6 +57,10 @@ COMMANDS: dict[str, Command] = {
     "train": Command("train an agent from a YAML config", "uno_env.training.cli:add_train_parser"),
     "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
                         "uno_env.training.cli:add_evaluate_parser", agents=True),
+    "exploit": Command("approximate exploitability: a fresh learner trained against an agent",
+                       "uno_env.training.exploit:add_parser"),
+    "benchmark": Command("the reference table: every variant's agents against each other",
+                         "uno_env.training.benchmark:add_parser"),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-KINDS = ("train", "tournament")
+KINDS = ("train", "tournament", "benchmark")
 SUFFIXES = (".yaml", ".yml")
 
 

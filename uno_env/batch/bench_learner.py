@@ -3,9 +3,9 @@
 ``python -m uno_env.batch.bench_learner``: (1) learner decisions/s of
 ``LearnerVectorEnv`` (compiled ``rule`` opponents, full observations, one core) for every
 variant at 2 players, beside the multi-agent ``vector_env`` (every seat a decision) and
-``gymnasium.make("uno_env/UNO-v0")`` one game in Python, and against ``ppo:classic`` (the tick
+``gymnasium.make("uno_env/UNO-v1")`` one game in Python, and against ``ppo:classic`` (the tick
 loop: one forward per tick for all waiting games); (2) sb3-contrib ``MaskablePPO``
-decisions/s training on ``uno_env.sb3_vec_env`` and on ``DummyVecEnv`` of UNO-v0, same
+decisions/s training on ``uno_env.sb3_vec_env`` and on ``DummyVecEnv`` of UNO-v1, same
 ``n_envs`` and hyper-parameters. Learner actions are random legal ones drawn by a kernel.
 Times are CPU time of this process for (1), wall time for (2) (torch on one thread).
 """
@@ -42,7 +42,7 @@ def learner_rate(variant: str, num_players: int, num_envs: int, seconds: float,
 
 
 def single_rate(variant: str, num_players: int, seconds: float) -> float:
-    """Learner decisions/s of one UNO-v0 game in Python (rule opponents)."""
+    """Learner decisions/s of one UNO-v1 game in Python (rule opponents)."""
     import gymnasium
 
     import uno_env
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)  # a script: one core for everything, as measured
     print(f"learner decisions/s, 2 players, {args.envs} games, rule opponents, full "
           "observations, one core")
-    print(f"{'variant':8} {'vector env':>12} {'UNO-v0':>8} {'ratio':>6} "
+    print(f"{'variant':8} {'vector env':>12} {'UNO-v1':>8} {'ratio':>6} "
           f"{'multi-agent vector_env':>24}")
     for var in list_variants():
         rate = learner_rate(var, 2, args.envs, args.seconds)
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nMaskablePPO training decisions/s, classic 2 players against random, n_envs="
           f"{args.ppo_envs}, {ppo}, torch on one thread")
     print(f"sb3_vec_env {ours:,.0f} ({ours_env:.0%} of the time in the env)   "
-          f"DummyVecEnv(UNO-v0) {dummy:,.0f} ({dummy_env:.0%} in the env)   "
+          f"DummyVecEnv(UNO-v1) {dummy:,.0f} ({dummy_env:.0%} in the env)   "
           f"ratio {ours / dummy:.1f}x")
     print(f"MaskablePPO's own cost: {(1 - ours_env) / ours * 1e6:.0f} us a decision; "
           f"the env's: {ours_env / ours * 1e6:.1f} us (sb3_vec_env), "

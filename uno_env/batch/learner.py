@@ -1,7 +1,7 @@
-"""``gymnasium.make_vec("uno_env/UNO-v0", num_envs=N, vectorization_mode="vector_entry_point")``:
+"""``gymnasium.make_vec("uno_env/UNO-v1", num_envs=N, vectorization_mode="vector_entry_point")``:
 one learner seat per game on the compiled batch engine, the opponents compiled too.
 
-Each game is ``gymnasium.make("uno_env/UNO-v0")`` (``SingleAgentEnv``) with the same
+Each game is ``gymnasium.make("uno_env/UNO-v1")`` (``SingleAgentEnv``) with the same
 arguments: game ``i`` reset with seed ``s`` plays the episodes that env plays after
 ``reset(seed=s)`` and then ``reset()`` without a seed, decision for decision (the same learner
 seat, deal, opponents and opponent choices; ``tests/test_learner_vec.py``). Autoreset is
@@ -72,7 +72,7 @@ def _pool(opponents: Any) -> tuple[list[int], list[int], list[Any]]:
         else:
             raise ValueError(
                 f"opponent {o!r} has no compiled kernel, so the vector env cannot play it; "
-                f"allowed: {allowed} (gymnasium.make('uno_env/UNO-v0') takes any agent)")
+                f"allowed: {allowed} (gymnasium.make('uno_env/UNO-v1') takes any agent)")
     return kinds, index, policies
 
 

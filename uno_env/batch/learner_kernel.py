@@ -6,7 +6,7 @@ dealt again at once (same-step autoreset) and advanced to the learner's first de
 redealt while it ends before that decision. Every draw a new episode needs (the learner's
 seat, each deal's seed, each opponent and its seed) comes from the game's PCG64 in the order
 ``SingleAgentEnv.reset`` makes them (``uno_env.batch.pcg64``), so game ``i`` plays the
-episodes ``gymnasium.make("uno_env/UNO-v0")`` plays from the same seed.
+episodes ``gymnasium.make("uno_env/UNO-v1")`` plays from the same seed.
 
 A seat whose opponent is a policy (no kernel: ``OPP_EXTERNAL`` with ``policy >= 0``) stops
 its game there (``waiting``); the caller answers all waiting games with one forward per
@@ -56,7 +56,7 @@ class Learner(NamedTuple):
     carry: np.ndarray  # [B] float64: paid to the learner before its first decision
     kinds: np.ndarray  # [B, N] int64: each seat's opponent kind (OPP_EXTERNAL: learner)
     policy: np.ndarray  # [B, N] int64: each seat's policy index, -1 when not a policy
-    pcg: np.ndarray  # [B, 6] uint64: the game's numpy Generator(PCG64) (UNO-v0's np_random)
+    pcg: np.ndarray  # [B, 6] uint64: the game's numpy Generator(PCG64) (UNO-v1's np_random)
     live: np.ndarray  # [B] uint8: an episode is under way (0 once over without autoreset)
     waiting: np.ndarray  # [B] uint8: 0, or MID_STEP / AT_START: stopped at a policy seat
     redeals: np.ndarray  # [B] int64: deals of this episode's start that ended too early
@@ -126,7 +126,7 @@ def deal_until_learner(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemo
             kind = lr.pool[k]
             lr.kinds[i, p] = kind
             lr.policy[i, p] = lr.pool_policy[k]
-            agent_seed = integers_2_63(pcg, i)  # drawn for every opponent, as UNO-v0 does
+            agent_seed = integers_2_63(pcg, i)  # drawn for every opponent, as UNO-v1 does
             if kind == OPP_RANDOM:
                 opponent_reset(om, i, p, agent_seed)
             else:  # rule and (greedy) policies draw nothing: seeding a Mersenne Twister

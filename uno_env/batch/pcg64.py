@@ -1,9 +1,9 @@
 """numpy's ``Generator(PCG64)`` in numba: the draws ``SingleAgentEnv.reset`` makes.
 
-``gymnasium.make("uno_env/UNO-v0")`` draws the learner's seat, each deal's seed and each
+``gymnasium.make("uno_env/UNO-v1")`` draws the learner's seat, each deal's seed and each
 opponent (and its seed) from ``self.np_random``, a ``numpy.random.Generator`` over PCG64.
 The learner vector env (``uno_env.batch.learner``) makes the same draws inside its kernel,
-so each game continues UNO-v0's stream across auto-resets. This module reproduces, bit for
+so each game continues UNO-v1's stream across auto-resets. This module reproduces, bit for
 bit, the two calls that reset makes: ``integers(n)`` for a small ``n`` (numpy's buffered
 32-bit Lemire method, ``random_bounded_uint64_fill`` with ``rng <= 0xFFFFFFFF``) and
 ``integers(2**63)`` (64-bit Lemire, which for that bound is the next output shifted right by

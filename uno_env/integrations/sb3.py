@@ -29,7 +29,7 @@ ENV_METHODS = ("action_masks",)  # what env_method serves (there are no sub-env 
 
 
 class UnoVecEnv(VecEnv):
-    """``num_envs`` UNO-v0 games stepped by one compiled call (see the module docstring)."""
+    """``num_envs`` UNO-v1 games stepped by one compiled call (see the module docstring)."""
 
     def __init__(self, venv: LearnerVectorEnv) -> None:
         if not venv.autoreset:
@@ -107,7 +107,7 @@ class UnoVecEnv(VecEnv):
 
 def sb3_vec_env(variant: str = "classic", num_players: int = 2, num_envs: int = 8,
                 opponents: Sequence[str] = ("random",), **kwargs: Any) -> UnoVecEnv:
-    """An SB3 ``VecEnv`` of ``num_envs`` UNO-v0 games; ``kwargs`` are UNO-v0's
+    """An SB3 ``VecEnv`` of ``num_envs`` UNO-v1 games; ``kwargs`` are UNO-v1's
     (``learner_seat``, ``reward``, ``max_steps``, ``illegal_action``, rule options)."""
     return UnoVecEnv(LearnerVectorEnv(num_envs, variant=variant, num_players=num_players,
                                       opponents=opponents, copy=False, **kwargs))

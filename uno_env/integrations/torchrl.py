@@ -1,6 +1,6 @@
 """TorchRL's ``EnvBase`` over the learner vector env (``uno_env.batch.learner``).
 
-``uno_env.torchrl_env(variant=..., num_envs=N, opponents=[...])`` is a batch of ``N`` UNO-v0
+``uno_env.torchrl_env(variant=..., num_envs=N, opponents=[...])`` is a batch of ``N`` UNO-v1
 games (``batch_size=[N]``): TensorDicts in and out, ``"observation"`` and ``"action_mask"``
 (bool ``[N, num_actions]``) in the observation spec, a ``Categorical`` action spec whose mask
 is kept on the current legal actions (``update_mask``, as TorchRL's masked-action docs do,
@@ -27,7 +27,7 @@ from uno_env.batch.learner import LearnerVectorEnv
 
 
 class UnoTorchRLEnv(EnvBase):
-    """``N`` UNO-v0 games as one TorchRL env (see the module docstring)."""
+    """``N`` UNO-v1 games as one TorchRL env (see the module docstring)."""
 
     batch_locked = True
 
@@ -91,7 +91,7 @@ class UnoTorchRLEnv(EnvBase):
 def torchrl_env(variant: str = "classic", num_players: int = 2, num_envs: int = 8,
                 opponents: Sequence[str] = ("random",), device: str | torch.device = "cpu",
                 **kwargs: Any) -> UnoTorchRLEnv:
-    """A TorchRL env of ``num_envs`` UNO-v0 games; ``kwargs`` are UNO-v0's
+    """A TorchRL env of ``num_envs`` UNO-v1 games; ``kwargs`` are UNO-v1's
     (``learner_seat``, ``reward``, ``max_steps``, ``illegal_action``, rule options)."""
     return UnoTorchRLEnv(LearnerVectorEnv(num_envs, variant=variant, num_players=num_players,
                                           opponents=opponents, copy=False, autoreset=False,

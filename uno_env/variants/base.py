@@ -165,7 +165,7 @@ class Variant:
     """Deck data plus hooks. Subclasses set the class attributes and may override hooks."""
 
     name: ClassVar[str]
-    version: ClassVar[int] = 0
+    version: ClassVar[int] = 0  # the env name uno_<name>_v<version> (a new variant: v0)
     aliases: ClassVar[tuple[str, ...]] = ()
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 10

@@ -23,6 +23,8 @@ class Classic(Variant):
     """C-deck: 108 cards; C-players: 2-10, hands of 7."""
 
     name = "classic"
+    version = 1  # uno_classic_v1; bump on any change of its rules, observation, actions or
+    # rewards, with a CHANGELOG.md line (tests/test_env_versions.py)
     aliases = ("uno",)
     options = {
         **COMMON_OPTIONS,

@@ -89,6 +89,8 @@ class Express(Variant):
     1-9, two Draw One, two Skip, two Reverse; four Wild, four Wild Draw Two."""
 
     name = "express"
+    version = 1  # uno_express_v1; bump on any change of its rules, observation, actions or
+    # rewards, with a CHANGELOG.md line (tests/test_env_versions.py)
     min_players = 2
     max_players = 6  # E-players: the box's range; up to 10 with allow_more_players
     hand_size = 5

@@ -100,6 +100,8 @@ class Flex(Variant):
     ``play <kind>`` plays it by its normal face, ``play <kind> flex`` by its flex face."""
 
     name = "flex"
+    version = 1  # uno_flex_v1; bump on any change of its rules, observation, actions or
+    # rewards, with a CHANGELOG.md line (tests/test_env_versions.py)
     max_players = 8  # X-players: the box holds 8 Power Cards
     power_cards = True
     first_discard_numbers_only = True  # X-first-discard

@@ -77,6 +77,8 @@ class Flip(Variant):
     """F-deck, F-players (2-10, hands of 7); the first discard's wild is named by the dealer."""
 
     name = "flip"
+    version = 1  # uno_flip_v1; bump on any change of its rules, observation, actions or
+    # rewards, with a CHANGELOG.md line (tests/test_env_versions.py)
     colors = (LIGHT_COLORS, DARK_COLORS)
     first_wild_chooser = "dealer"  # F-first-discard (the seed's word)
     effects = {FLIP: flip_sides, SKIP_EVERYONE: skip_everyone, WILD_DRAW_COLOR: wild_draw_color}
