@@ -167,6 +167,8 @@ UPWARD = {
     ("uno_env.cli", "uno_env.tournament.check:add_parser"),
     ("uno_env.cli", "uno_env.training.cli:add_train_parser"),
     ("uno_env.cli", "uno_env.training.cli:add_evaluate_parser"),
+    ("uno_env.cli", "uno_env.training.exploit:add_parser"),
+    ("uno_env.cli", "uno_env.training.benchmark:add_parser"),
 }
 
 
