@@ -24,10 +24,28 @@ OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pend
 
 # The rows of Tables.ft: the 1-D tables in one int16 array, so that a kernel call passes one
 # array instead of twenty (numba passes a tuple of arrays field by field, on every call).
-(FT_FACE_COLOR, FT_FACE_SYMBOL, FT_FACE_EFFECT, FT_FACE_DRAW, FT_FACE_POINTS, FT_FACE_WILD,
- FT_FACE_CHAL, FT_FLEX_EFFECT, FT_FLEX_DRAW, FT_FLEX_WILD, FT_FLEX_CHAL, FT_POWER_FLIP,
- FT_FIRST_REDRAW, FT_ACT_TYPE, FT_PLAY_FACE, FT_ACT_ARG, FT_PLAY_TWO, FT_PLAY_FLEX,
- FT_TARGET_ACT, FT_OBS_AT) = range(20)
+# <generated ft-rows>: python -m uno_env.codegen (uno_env/rules/table.py)
+FT_FACE_COLOR = 0
+FT_FACE_SYMBOL = 1
+FT_FACE_EFFECT = 2
+FT_FACE_DRAW = 3
+FT_FACE_POINTS = 4
+FT_FACE_WILD = 5
+FT_FACE_CHAL = 6
+FT_FLEX_EFFECT = 7
+FT_FLEX_DRAW = 8
+FT_FLEX_WILD = 9
+FT_FLEX_CHAL = 10
+FT_POWER_FLIP = 11
+FT_FIRST_REDRAW = 12
+FT_ACT_TYPE = 13
+FT_PLAY_FACE = 14
+FT_ACT_ARG = 15
+FT_PLAY_TWO = 16
+FT_PLAY_FLEX = 17
+FT_TARGET_ACT = 18
+FT_OBS_AT = 19
+# </generated ft-rows>
 FT_ROWS = ("face_color", "face_symbol", "face_effect", "face_draw", "face_points", "face_wild",
            "face_chal", "flex_effect", "flex_draw", "flex_wild", "flex_chal", "power_flip",
            "first_redraw", "act_type", "play_face", "act_arg", "play_two", "play_flex",
