@@ -53,7 +53,7 @@ def test_the_engines_declarations_follow_the_table() -> None:
     assert slots == [f.name for f in PY_FIELDS]
     assert Batch._fields == ("S", *(f.batch for f in ARRAYS))
     assert [getattr(L, f.col) for f in S_FIELDS if f.col] == list(range(L.NFIELDS))
-    assert L.NFIELDS == len(S_FIELDS)
+    assert len(S_FIELDS) == L.NFIELDS
     assert [getattr(T, f"FT_{r.upper()}") for r in T.FT_ROWS] == list(range(len(T.FT_ROWS)))
     names = [f.name for f in FIELDS]
     assert len(names) == len(set(names))
