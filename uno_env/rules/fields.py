@@ -1,8 +1,9 @@
 """The fields of a play-out, grouped by concern (the engine's classes share them).
 
-:class:`StateFields` declares every attribute a :class:`~uno_env.rules.state.State` holds,
-in groups; the snapshot (``rules/snapshot.py``) is generated from the declared field list
-there. Hot-path data are plain ints, lists and bytearrays.
+:class:`StateFields` declares every attribute a :class:`~uno_env.rules.state.State` holds:
+the state's fields in a block generated from the state table (``rules/table.py``, by
+``python -m uno_env.codegen``), then the per-game constants ``_bind`` reads from the game.
+Hot-path data are plain ints, lists and bytearrays.
 """
 
 from __future__ import annotations
