@@ -138,5 +138,12 @@ def test_random_games_end_and_snapshots_restore(mini: type[Variant]) -> None:
 
 
 def test_the_batch_engine_refuses_the_toy_variant_clearly(mini: type[Variant]) -> None:
-    with pytest.raises(ValueError, match="vector_env does not support variant 'mini'"):
+    """Checklist "adding a card effect", last step: the kernels lack skip-two, so every batch
+    entry refuses the variant at construction, naming the effect and the known ones."""
+    with pytest.raises(ValueError, match="vector_env does not support variant 'mini'") as e:
         uno_env.vector_env("mini", 2, 4)
+    msg = str(e.value)
+    assert "effect 'skip-two'" in msg and "skip_two" in msg and "has no kernel" in msg
+    assert "knows the effects number, skip, reverse" in msg and "target-draw" in msg
+    assert "phases play, drawn" in msg and "jump-in, reverse-back, target" in msg
+    assert msg.count("has no kernel") == 1  # its other effects and hooks are known

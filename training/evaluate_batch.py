@@ -22,11 +22,12 @@ def batch_unsupported(specs: Sequence[Any], variant: str, num_players: int,
                       options: dict[str, Any]) -> str | None:
     """Why these agents cannot play on the batch engine, or None when they can."""
     from uno_env.batch.opponents import KINDS
-    from uno_env.batch.vector import SUPPORTED_VARIANTS
+    from uno_env.batch.support import problems
     from uno_env.variants import find_variant
 
-    if find_variant(variant).name not in SUPPORTED_VARIANTS:
-        return f"the batch engine does not play {variant}"
+    lacking = problems(find_variant(variant))
+    if lacking:
+        return f"the batch engine does not play {variant}: {'; '.join(lacking)}"
     for spec in specs:
         if not isinstance(spec, str):
             return f"agent {spec!r} is an object, not a spec"

@@ -85,6 +85,7 @@ def _borrow(typingctx: Any, arr: Any) -> Any:
 borrow = cast(Callable[[Any], Any], _borrow)  # the intrinsic, typed for calls from kernels
 
 
+# <generated borrow>: python -m uno_env.codegen (uno_env/rules/table.py)
 @njit(cache=True, error_model="numpy")
 def borrow_batch(s: Batch) -> Batch:
     return Batch(
@@ -159,6 +160,7 @@ def borrow_tables(t: Tables) -> Tables:
         t.rounds_kept,
         t.obs_dim,
     )
+# </generated borrow>
 
 
 class Ref(types.Type):

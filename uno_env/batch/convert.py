@@ -14,17 +14,13 @@ from uno_env.rules.game import Game
 from uno_env.rules.hands import Hands
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import State
+from uno_env.rules.table import BOTH
 
-# Scalar fields that map one to one onto State attributes.
-_INT_FIELDS = {"current": L.CUR, "phase": L.PHASE, "direction": L.DIR,
-               "active_color": L.COLOR, "pending": L.PENDING, "drawn_card": L.DRAWN,
-               "passes": L.PASSES, "play_seat": L.PLAY_SEAT,
-               "challenge_seat": L.CHAL_SEAT, "target": L.TARGET, "stage": L.STAGE,
-               "next_seat": L.NEXT_SEAT, "dealer": L.DEALER, "side": L.SIDE,
-               "tick": L.TICK, "last_drawn": L.LAST_DRAWN}
-_BOOL_FIELDS = {"going_out": L.GOING_OUT, "honest": L.HONEST, "chal_ok": L.CHAL_OK,
-                "skip_victim": L.SKIP_VICTIM, "until_color": L.UNTIL_COLOR,
-                "flex_play": L.FLEX_PLAY, "bounce": L.BOUNCE}
+# The fields both engines hold in the same form (the state table's BOTH): a column of S, or
+# a per-seat / per-card array that is a list (or bytearray) in the Python engine.
+_SCALARS = tuple((f.name, getattr(L, f.col), f.kind) for f in BOTH if f.col)
+_LISTS = tuple((f.name, f.batch, f.kind) for f in BOTH if f.batch and f.py != "bytearray")
+_BYTES = tuple((f.name, f.batch) for f in BOTH if f.batch and f.py == "bytearray")
 
 
 def round_results(s: Batch, t: Tables, i: int) -> list[dict[str, Any]]:
@@ -44,26 +40,20 @@ def to_state(s: Batch, t: Tables, game: Game, i: int) -> State:
     st.game = game
     st.n = n = t.n
     S = s.S[i]
-    for name, k in _INT_FIELDS.items():
-        setattr(st, name, int(S[k]))
-    for name, k in _BOOL_FIELDS.items():
-        setattr(st, name, bool(S[k]))
+    for name, k, kind in _SCALARS:
+        setattr(st, name, kind(S[k]))
+    for name, member, kind in _LISTS:
+        setattr(st, name, [kind(x) for x in getattr(s, member)[i]])
+    for name, member in _BYTES:
+        setattr(st, name, bytearray(getattr(s, member)[i].tobytes()))
     st.rng = SplitMix64(int(s.rng[i]))
-    st.scores = [int(x) for x in s.scores[i]]
     st.round_results = round_results(s, t, i)
     st.faces_of = faces = game.side_faces[st.side]
     st.draw_pile = [int(c) for c in s.pile[i, :S[L.PILE_LEN]]]
     st.discard = [int(c) for c in s.disc[i, :S[L.DISC_LEN]]]
-    st.discard_counts = bytearray(s.disc_counts[i].tobytes())
-    st.acq = [int(x) for x in s.acq[i]]
-    st.known = bytearray(s.known[i].tobytes())
     st._use_hands(Hands(n, game.num_faces))
     for c in sorted(np.nonzero(s.loc[i] >= 0)[0], key=st.acq.__getitem__):  # oldest first
         st.book.add_one(int(s.loc[i, c]), int(c), faces[c])
-    st.uno_called = [bool(x) for x in s.uno_called[i]]
-    st.power = [bool(x) for x in s.power[i]]
-    st.declined = [int(x) for x in s.declined[i]]
-    st.drawn_since = [int(x) for x in s.drawn_since[i]]
     st.revealed = [None if s.revealed_from[i, q] < 0 else
                    (int(s.revealed_from[i, q]), s.revealed[i, q].tobytes()) for q in range(n)]
     st.legal = [int(a) for a in np.nonzero(s.legal[i])[0]]
@@ -80,13 +70,16 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
         raise ValueError(f"the snapshot has {len(st.round_results)} round results; a vector "
                          f"env keeps {t.rounds_kept}")
     S = s.S[i]
-    for name, k in {**_INT_FIELDS, **_BOOL_FIELDS}.items():
+    for name, k, _ in _SCALARS:
         S[k] = int(getattr(st, name))
+    for name, member, _ in _LISTS:
+        getattr(s, member)[i] = getattr(st, name)
+    for name, member in _BYTES:
+        getattr(s, member)[i] = np.frombuffer(bytes(getattr(st, name)), np.uint8)
     S[L.PILE_LEN] = len(st.draw_pile)
     S[L.DISC_LEN] = len(st.discard)
     S[L.NROUNDS] = len(st.round_results)
     s.rng[i] = np.uint64(st.rng.state)
-    s.scores[i] = st.scores
     for r, res in enumerate(st.round_results):
         s.rr_winner[i, r] = res["winner"]
         s.rr_blocked[i, r] = res["blocked"]
@@ -95,7 +88,6 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
     s.pile[i, :len(st.draw_pile)] = st.draw_pile
     s.disc[i, :len(st.discard)] = st.discard
     S[L.TOP] = t.side_faces[S[L.SIDE], st.discard[-1]] if st.discard else 0
-    s.disc_counts[i] = np.frombuffer(bytes(st.discard_counts), np.uint8)
     s.loc[i] = -1
     for q in range(t.n):
         for cards in st.held[q]:
@@ -105,13 +97,7 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
         shown = st.revealed[q]
         s.revealed_from[i, q] = -1 if shown is None else shown[0]
         s.revealed[i, q] = 0 if shown is None else np.frombuffer(shown[1], np.uint8)
-    s.acq[i] = st.acq
-    s.known[i] = np.frombuffer(bytes(st.known), np.uint8)
     s.hand_len[i] = st.hand_len
-    s.uno_called[i] = st.uno_called
-    s.power[i] = st.power
-    s.declined[i] = st.declined
-    s.drawn_since[i] = st.drawn_since
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)

@@ -9,6 +9,7 @@ from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.piles import draw, draw_until, flip, flip_powers
 from uno_env.batch.tables import Tables
+from uno_env.cards import WILD
 from uno_env.rules.codes import (
     E_ALL_DRAW,
     E_ALL_FLIP,
@@ -82,7 +83,7 @@ def open_window(s: Batch, t: Tables, i: int, seat: int) -> bool:
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _holds_reverse(s: Batch, t: Tables, i: int, seat: int, color: int) -> bool:
-    if color >= 4:
+    if color >= WILD:  # a wild has no Reverse of its colour
         return False
     r = t.reverse_face[s.S[i, L.SIDE], color]
     return r >= 0 and s.counts[i, seat, r] > 0

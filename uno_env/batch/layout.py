@@ -14,59 +14,102 @@ import numpy as np
 
 from uno_env.batch.tables import Tables
 
-(CUR, PHASE, DIR, COLOR, PENDING, DRAWN, LAST_DRAWN, PASSES, PLAY_SEAT, GOING_OUT, HONEST,
- CHAL_SEAT, CHAL_OK, SKIP_VICTIM, UNTIL_COLOR, FLEX_PLAY, BOUNCE, TARGET, STAGE, NEXT_SEAT,
- DEALER, SIDE, TICK, PILE_LEN, DISC_LEN, NSTEPS, NROUNDS, NLEGAL, ONE_LEGAL, TOP) = range(30)
+# <generated layout-columns>: python -m uno_env.codegen (uno_env/rules/table.py)
+CUR = 0
+PHASE = 1  # the decision asked (snapshot: its name)
+DIR = 2
+COLOR = 3  # WILD while a colour is chosen
+PENDING = 4  # cards the victim will draw
+DRAWN = 5  # the card drawn this turn, -1 none
+LAST_DRAWN = 6
+PASSES = 7  # G-blocked: turns in a row without a play
+PLAY_SEAT = 8
+GOING_OUT = 9
+HONEST = 10  # G-wd-challenge
+CHAL_SEAT = 11
+CHAL_OK = 12
+SKIP_VICTIM = 13  # False: X-effects targeted draws skip nobody
+UNTIL_COLOR = 14  # F-effects: Wild Draw Colour pending
+FLEX_PLAY = 15
+BOUNCE = 16  # E-reverse-back: the Reverse being played answers an effect
+TARGET = 17
+STAGE = 18  # what remains to resolve (snapshot: its name)
+NEXT_SEAT = 19
+DEALER = 20
+SIDE = 21  # Flip: 0 light, 1 dark
+TICK = 22  # counts card acquisitions (acq)
+PILE_LEN = 23  # cards in the draw pile
+DISC_LEN = 24  # cards in the discard pile
+NSTEPS = 25  # decisions taken (max_steps)
+NROUNDS = 26  # rounds finished (round results kept)
+NLEGAL = 27  # legal actions now
+ONE_LEGAL = 28  # scratch of compute_legal/settle: the only legal action
+TOP = 29  # the face of the discard's top card on the side up (one load, not three)
 NFIELDS = 30
-# TOP: the face of the discard pile's top card on the side up, kept by every move that
-# changes it (one load instead of a chain of three on each use)
+# </generated layout-columns>
 
 
+# <generated layout-batch>: python -m uno_env.codegen (uno_env/rules/table.py)
 class Batch(NamedTuple):
-    S: np.ndarray  # [B, NFIELDS] int64
-    rng: np.ndarray  # [B] uint64: the game's generator
+    S: np.ndarray  # [B, NFIELDS] int64: the game scalars (the columns above)
+    rng: np.ndarray  # [B] uint64: the game's generator: every shuffle and the dealer come from it
     seeder: np.ndarray  # [B] uint64: the env seeder (raw_env's reset() without a seed)
-    pile: np.ndarray  # [B, C] draw pile, top last
-    disc: np.ndarray  # [B, C] discard pile, top last
-    disc_counts: np.ndarray  # [B, F]
-    loc: np.ndarray  # [B, C] holder seat, -1 when in no hand
-    acq: np.ndarray  # [B, C] when the holder took it
-    known: np.ndarray  # [B, C] F-visibility: its holder has seen its hidden face
-    counts: np.ndarray  # [B, N, F]
-    hand_len: np.ndarray  # [B, N]
-    uno_called: np.ndarray  # [B, N]
-    power: np.ndarray  # [B, N] X-power: 1 green
-    revealed: np.ndarray  # [B, N, F] the hand shown to each seat by a challenge
-    revealed_from: np.ndarray  # [B, N] whose hand that is, -1 none
-    scores: np.ndarray  # [B, N]
-    declined: np.ndarray  # [B, N] bit c: kept a drawn card on colour c (State.declined)
-    drawn_since: np.ndarray  # [B, N] cards taken since that seat last played
-    rr_winner: np.ndarray  # [B, R] round results (the last R rounds of a match)
-    rr_blocked: np.ndarray  # [B, R]
-    rr_points: np.ndarray  # [B, R, N]
-    rr_values: np.ndarray  # [B, R, N]
+    pile: np.ndarray  # [B, C] int16: the top is the end (batch: a prefix, PILE_LEN)
+    disc: np.ndarray  # [B, C] int16
+    disc_counts: np.ndarray  # [B, F] uint8
+    loc: np.ndarray  # [B, C] int8: holder seat, -1 in no hand
+    acq: np.ndarray  # [B, C] int32: when each card was taken (F-which-card order)
+    known: np.ndarray  # [B, C] uint8: F-visibility: the holder has seen the card's hidden face
+    counts: np.ndarray  # [B, N, F] uint8
+    hand_len: np.ndarray  # [B, N] int16
+    uno_called: np.ndarray  # [B, N] uint8: G-uno: stands until the hand grows
+    power: np.ndarray  # [B, N] uint8: X-power: green Power Cards
+    revealed: np.ndarray  # [B, N, F] uint8: G-wd-challenge: (seat, face counts) shown
+    revealed_from: np.ndarray  # [B, N] int8: whose hand `revealed` is, -1 none
+    scores: np.ndarray  # [B, N] int64
+    declined: np.ndarray  # [B, N] uint8: bit c: kept a drawn card on colour c (none played since)
+    drawn_since: np.ndarray  # [B, N] int16: cards taken since that seat last played a card
+    rr_winner: np.ndarray  # [B, R] int16: the last R rounds of a match
+    rr_blocked: np.ndarray  # [B, R] uint8
+    rr_points: np.ndarray  # [B, R, N] int32
+    rr_values: np.ndarray  # [B, R, N] int32
     rew: np.ndarray  # [B, N] float64: rewards of the last step (raw_env.rewards)
     cum: np.ndarray  # [B, N] float64: raw_env._cumulative_rewards
-    legal: np.ndarray  # [B, A rounded up to 8] uint8: the current player's legal actions
+    legal: np.ndarray  # [B, A8] uint8: the actions `current` may take now (batch: 0/1)
 
 
 def allocate(t: Tables, b: int) -> Batch:
+    """Fresh arrays for ``b`` games, each field at its declared default."""
     n, nc, nf, r = t.n, t.nc, t.nf, t.rounds_kept
+    na8 = (t.na + 7) // 8 * 8  # whole words: batch.sample
     return Batch(
-        S=np.zeros((b, NFIELDS), np.int64), rng=np.zeros(b, np.uint64),
-        seeder=np.zeros(b, np.uint64), pile=np.zeros((b, nc), np.int16),
-        disc=np.zeros((b, nc), np.int16), disc_counts=np.zeros((b, nf), np.uint8),
-        loc=np.full((b, nc), -1, np.int8), acq=np.zeros((b, nc), np.int32),
-        known=np.zeros((b, nc), np.uint8), counts=np.zeros((b, n, nf), np.uint8),
-        hand_len=np.zeros((b, n), np.int16), uno_called=np.zeros((b, n), np.uint8),
-        power=np.ones((b, n), np.uint8), revealed=np.zeros((b, n, nf), np.uint8),
-        revealed_from=np.full((b, n), -1, np.int8), scores=np.zeros((b, n), np.int64),
-        declined=np.zeros((b, n), np.uint8), drawn_since=np.zeros((b, n), np.int16),
-        rr_winner=np.zeros((b, r), np.int16), rr_blocked=np.zeros((b, r), np.uint8),
-        rr_points=np.zeros((b, r, n), np.int32), rr_values=np.zeros((b, r, n), np.int32),
-        rew=np.zeros((b, n), np.float64), cum=np.zeros((b, n), np.float64),
-        legal=np.zeros((b, (t.na + 7) // 8 * 8), np.uint8),  # whole words: batch.sample
+        S=np.zeros((b, NFIELDS), np.int64),
+        rng=np.zeros((b,), np.uint64),
+        seeder=np.zeros((b,), np.uint64),
+        pile=np.zeros((b, nc), np.int16),
+        disc=np.zeros((b, nc), np.int16),
+        disc_counts=np.zeros((b, nf), np.uint8),
+        loc=np.full((b, nc), -1, np.int8),
+        acq=np.zeros((b, nc), np.int32),
+        known=np.zeros((b, nc), np.uint8),
+        counts=np.zeros((b, n, nf), np.uint8),
+        hand_len=np.zeros((b, n), np.int16),
+        uno_called=np.zeros((b, n), np.uint8),
+        power=np.ones((b, n), np.uint8),
+        revealed=np.zeros((b, n, nf), np.uint8),
+        revealed_from=np.full((b, n), -1, np.int8),
+        scores=np.zeros((b, n), np.int64),
+        declined=np.zeros((b, n), np.uint8),
+        drawn_since=np.zeros((b, n), np.int16),
+        rr_winner=np.zeros((b, r), np.int16),
+        rr_blocked=np.zeros((b, r), np.uint8),
+        rr_points=np.zeros((b, r, n), np.int32),
+        rr_values=np.zeros((b, r, n), np.int32),
+        rew=np.zeros((b, n), np.float64),
+        cum=np.zeros((b, n), np.float64),
+        legal=np.zeros((b, na8), np.uint8),
     )
+# </generated layout-batch>
 
 
 def bytes_per_game(batch: Batch) -> int:

@@ -33,8 +33,8 @@ from uno_env.batch.layout import allocate
 from uno_env.batch.pcg64 import load_state
 from uno_env.batch.sample import random_actions
 from uno_env.batch.step import first_illegal
+from uno_env.batch.support import check_variant
 from uno_env.batch.tables import build_tables
-from uno_env.batch.vector import SUPPORTED_VARIANTS
 from uno_env.rules.rng import SplitMix64
 from uno_env.rules.state import IllegalActionError
 
@@ -102,9 +102,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         # raw_env validates variant, players, reward, max_steps and every rule option
         self._raw = raw = raw_env(variant, num_players, reward=reward, max_steps=max_steps,
                                   **options)
-        if raw.variant not in SUPPORTED_VARIANTS:
-            raise ValueError(f"the vector env does not support variant {raw.variant!r}; "
-                             f"supported: {', '.join(SUPPORTED_VARIANTS)}")
+        check_variant(raw.game.variant, "the vector env")  # kernels for its effects, phases
         pool, pool_policy, self._policies = _pool(opponents)
         if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(
                 learner_seat, int | np.integer) or not 0 <= learner_seat < num_players):

@@ -21,6 +21,7 @@ from uno_env.batch.effects import (
 from uno_env.batch.layout import Batch
 from uno_env.batch.piles import draw, flip_powers
 from uno_env.batch.scoring import end_round
+from uno_env.batch.support import PASS_JUMP_IN
 from uno_env.batch.tables import Tables
 from uno_env.cards import WILD
 from uno_env.rules.codes import (
@@ -29,13 +30,10 @@ from uno_env.rules.codes import (
     CHALLENGE,
     COLOR,
     DRAW,
-    E_TARGET_DRAW,
-    E_WDC,
     P_CATCH,
     P_COLOR,
     P_DRAWN,
     P_PLAY,
-    P_REVERSE_BACK,
     P_TARGET,
     PASS,
     PLAY,
@@ -80,7 +78,7 @@ def _is_honest(s: Batch, t: Tables, i: int, seat: int, prior: int) -> bool:
     """G-wd-challenge (X-effects: another wild in hand also counts)."""
     for f in range(t.nf):
         col = t.ft[T.FT_FACE_COLOR, f]
-        if s.counts[i, seat, f] and (col == prior or (t.honest_wild and col == 4)):
+        if s.counts[i, seat, f] and (col == prior or (t.honest_wild and col == WILD)):
             return False
     return True
 
@@ -113,7 +111,7 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
     S[i, L.FLEX_PLAY] = flex
     if flex:
         wild = t.ft[T.FT_FLEX_WILD, f]
-        S[i, L.STAGE] = ST_TARGET if t.ft[T.FT_FLEX_EFFECT, f] == E_TARGET_DRAW else ST_CATCH
+        S[i, L.STAGE] = ST_TARGET if t.ft[T.FT_FLEX_TARGETED, f] else ST_CATCH
         if s.power[i, p]:
             flip_powers(s, t, i, p)  # X-power (i): turns red
     else:
@@ -125,8 +123,9 @@ def play(s: Batch, t: Tables, i: int, p: int, f: int, card: int, two: bool,
         S[i, L.CHAL_SEAT] = p
         S[i, L.HONEST] = _is_honest(s, t, i, p, prior)
     if wild:
-        # G-wild-color; a last card's colour does not matter, except for a Wild Draw Colour
-        if left != 0 or (not flex and t.ft[T.FT_FACE_EFFECT, f] == E_WDC):
+        # G-wild-color; a last card's colour does not matter, except for a face whose
+        # effect reads it (Face.color_on_last: Flip's Wild Draw Colour)
+        if left != 0 or (not flex and t.ft[T.FT_COLOR_ON_LAST, f]):
             S[i, L.COLOR] = WILD  # none until chosen (never the previous one)
             S[i, L.CUR] = p
             S[i, L.PHASE] = P_COLOR
@@ -187,7 +186,7 @@ def apply(s: Batch, t: Tables, i: int, a: int) -> None:
     n = t.n
     drawn = S[i, L.DRAWN] if ph == P_DRAWN else -1
     if kind == PLAY:  # "play <face f>" is action f
-        S[i, L.BOUNCE] = ph == P_REVERSE_BACK
+        S[i, L.BOUNCE] = t.ft[T.FT_PHASE_ANSWERS, ph]  # E-reverse-back: Variant.answers
         play(s, t, i, p, a, drawn, False, False)
     elif kind == DRAW:
         if draw(s, t, i, p, 1):
@@ -207,7 +206,8 @@ def apply(s: Batch, t: Tables, i: int, a: int) -> None:
         elif ph == P_CATCH:
             if not ask_catch(s, t, i, (p + S[i, L.DIR]) % n):
                 run(s, t, i)
-        elif not open_window(s, t, i, (p + S[i, L.DIR]) % n):  # P_JUMP_IN
+        elif (t.ft[T.FT_PHASE_PASS, ph] == PASS_JUMP_IN  # Variant.passes (batch/support.py)
+              and not open_window(s, t, i, (p + S[i, L.DIR]) % n)):
             run(s, t, i)
     elif kind == COLOR:
         S[i, L.COLOR] = t.ft[T.FT_ACT_ARG, a]

@@ -10,10 +10,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from uno_env.batch.support import PASS_NONE, PASSES, check_variant
 from uno_env.observation import ObservationLayout
-from uno_env.rules.codes import UNO_OFF
+from uno_env.rules.codes import EFFECT_CODES, PHASES, UNO_OFF
 from uno_env.rules.game import Game
-from uno_env.variants.flex import Flex
 
 # Observation offsets, in this order, in Tables.obs_at (-1: the piece is absent).
 OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pending_draw",
@@ -24,14 +24,40 @@ OBS_PIECES = ("hand", "top", "active_color", "counter_clockwise", "phase", "pend
 
 # The rows of Tables.ft: the 1-D tables in one int16 array, so that a kernel call passes one
 # array instead of twenty (numba passes a tuple of arrays field by field, on every call).
-(FT_FACE_COLOR, FT_FACE_SYMBOL, FT_FACE_EFFECT, FT_FACE_DRAW, FT_FACE_POINTS, FT_FACE_WILD,
- FT_FACE_CHAL, FT_FLEX_EFFECT, FT_FLEX_DRAW, FT_FLEX_WILD, FT_FLEX_CHAL, FT_POWER_FLIP,
- FT_FIRST_REDRAW, FT_ACT_TYPE, FT_PLAY_FACE, FT_ACT_ARG, FT_PLAY_TWO, FT_PLAY_FLEX,
- FT_TARGET_ACT, FT_OBS_AT) = range(20)
+# <generated ft-rows>: python -m uno_env.codegen (uno_env/rules/table.py)
+FT_FACE_COLOR = 0
+FT_FACE_SYMBOL = 1
+FT_FACE_EFFECT = 2
+FT_FACE_DRAW = 3
+FT_FACE_POINTS = 4
+FT_FACE_WILD = 5
+FT_FACE_CHAL = 6
+FT_FLEX_EFFECT = 7
+FT_FLEX_DRAW = 8
+FT_FLEX_WILD = 9
+FT_FLEX_CHAL = 10
+FT_POWER_FLIP = 11
+FT_FIRST_REDRAW = 12
+FT_ACT_TYPE = 13
+FT_PLAY_FACE = 14
+FT_ACT_ARG = 15
+FT_PLAY_TWO = 16
+FT_PLAY_FLEX = 17
+FT_TARGET_ACT = 18
+FT_OBS_AT = 19
+FT_COLOR_ON_LAST = 20
+FT_FLEX_TARGETED = 21
+FT_PHASE_ANSWERS = 22
+FT_PHASE_PASS = 23
+# </generated ft-rows>
 FT_ROWS = ("face_color", "face_symbol", "face_effect", "face_draw", "face_points", "face_wild",
            "face_chal", "flex_effect", "flex_draw", "flex_wild", "flex_chal", "power_flip",
            "first_redraw", "act_type", "play_face", "act_arg", "play_two", "play_flex",
-           "target_act", "obs_at")
+           "target_act", "obs_at", "color_on_last", "flex_targeted", "phase_answers",
+           "phase_pass")
+# The last four are the rule facts the Python engine reads (docs/architecture.md, "Rule
+# facts"): Face.color_on_last, Face.targeted, Variant.answers and Variant.passes by phase.
+ROUNDS_KEPT = 64  # round results a match keeps (scoring.py overwrites older ones)
 
 
 class Tables(NamedTuple):
@@ -96,8 +122,11 @@ def _rows(rows: dict[str, Any]) -> np.ndarray:
 
 def build_tables(game: Game, layout: ObservationLayout, reward: str,
                  max_steps: int | None) -> Tables:
-    """The constant tables of one configuration."""
+    """The constant tables of one configuration; a variant whose effects or phases the
+    kernels lack is refused (``uno_env.batch.support``)."""
     g = game
+    v = g.variant
+    check_variant(v)
     A = g.actions
     nf, nc = g.num_faces, g.num_cards
     side_faces = np.array(g.side_faces, dtype=np.int16)
@@ -107,7 +136,7 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
         for f in range(nf):
             ids = np.nonzero(side_faces[s] == f)[0]
             face_cards[s, f, :len(ids)] = ids
-    first_redraw = np.zeros(16, dtype=np.uint8)
+    first_redraw = np.zeros(len(EFFECT_CODES), dtype=np.uint8)  # by effect code
     for e in g.first_redraw:
         first_redraw[e] = 1
     at = np.full(len(OBS_PIECES), -1, dtype=np.int64)
@@ -131,6 +160,10 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
             "first_redraw": first_redraw, "act_type": A.types, "play_face": A.play,
             "act_arg": A.args, "play_two": A.play_two, "play_flex": A.play_flex,
             "target_act": A.target or [-1], "obs_at": at,
+            "color_on_last": g.face_color_on_last, "flex_targeted": g.flex_targeted,
+            "phase_answers": [name in v.answers for name in PHASES],
+            "phase_pass": [PASSES[v.passes[name]] if name in v.passes else PASS_NONE
+                           for name in PHASES],
         }),
         match=_bits_table(g.match_bits, nf), flex_match=_bits_table(g.flex_match_bits, nf),
         face_cards=face_cards, reverse_face=arr(g.reverse_face), color_act=arr(A.color),
@@ -142,11 +175,11 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
         catch_until_out=g.catch_until_out, has_flex=g.has_flex, power_cards=g.power_cards,
         sides=g.num_sides > 1, numbers_only=g.first_discard_numbers_only,
         dealer_chooses=g.first_wild_chooser == "dealer",
-        honest_wild=type(g.variant).is_honest is Flex.is_honest,
+        honest_wild=v.other_wild_dishonest,
         penalty_scoring=g.penalty_scoring, target_score=g.target_score,
         match_episode=g.match, reward_points=reward == "points",
         max_steps=0 if max_steps is None else int(max_steps),
-        rounds_kept=64 if g.match else 1,
+        rounds_kept=ROUNDS_KEPT if g.match else 1,
         obs_dim=layout.size,
     )
 

@@ -30,11 +30,11 @@ from uno_env.batch.step import (
     step_kernel,
     step_kernel_parallel,
 )
+from uno_env.batch.support import check_variant
 from uno_env.batch.tables import build_tables
 from uno_env.rules.rng import MASK64, SplitMix64
 from uno_env.rules.state import IllegalActionError, State
 
-SUPPORTED_VARIANTS = ("classic", "express", "flex", "flip")
 _INT64 = np.dtype(np.int64)
 
 
@@ -53,9 +53,7 @@ class VectorEnv:
         # raw_env validates variant, player count, reward, max_steps and every rule option
         # with its own errors, and lends its layouts and snapshot format.
         self._raw = raw = raw_env(variant, num_players, **options)
-        if raw.variant not in SUPPORTED_VARIANTS:
-            raise ValueError(f"vector_env does not support variant {raw.variant!r}; "
-                             f"supported: {', '.join(SUPPORTED_VARIANTS)}")
+        check_variant(raw.game.variant, "vector_env")  # its effects and phases have kernels
         self.variant = raw.variant
         self.num_envs = num_envs
         self.num_players = num_players

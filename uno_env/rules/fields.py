@@ -1,8 +1,9 @@
 """The fields of a play-out, grouped by concern (the engine's classes share them).
 
-:class:`StateFields` declares every attribute a :class:`~uno_env.rules.state.State` holds,
-in groups; the snapshot (``rules/snapshot.py``) is generated from the declared field list
-there. Hot-path data are plain ints, lists and bytearrays.
+:class:`StateFields` declares every attribute a :class:`~uno_env.rules.state.State` holds:
+the state's fields in a block generated from the state table (``rules/table.py``, by
+``python -m uno_env.codegen``), then the per-game constants ``_bind`` reads from the game.
+Hot-path data are plain ints, lists and bytearrays.
 """
 
 from __future__ import annotations
@@ -19,47 +20,22 @@ if TYPE_CHECKING:
 
 
 class StateFields:
-    # --- configuration (never changes) ----------------------------------------------------
+    # <generated state-slots>: python -m uno_env.codegen (uno_env/rules/table.py)
+    # --- configuration (never changes) ---
     game: Game
     n: int
-    rng: SplitMix64  # every shuffle and the dealer come from it
-    legal: list[int]  # the actions `current` may take now
-    # --- piles (G-deal, G-reshuffle, F-flip) ------------------------------------------------
-    side: int  # Flip: 0 light, 1 dark
-    faces_of: list[int]  # card -> its face on the active side
-    draw_pile: list[int]  # top of the pile is the end of the list
-    discard: list[int]
-    discard_counts: bytearray
-    # --- hands (Hands keeps held/counts/hand_len/present in step) ---------------------------
-    book: Hands
-    held: list[list[list[int]]]
-    counts: list[bytearray]
-    hand_len: list[int]
-    present: list[int]
-    uno_called: list[bool]  # G-uno: stands until the hand grows
-    revealed: list[tuple[int, bytes] | None]  # G-wd-challenge: (seat, face counts) shown
-    power: list[bool]  # X-power: green Power Cards
-    known: bytearray  # F-visibility: the holder has seen the card's hidden face
-    acq: list[int]  # when each card was taken (F-which-card order)
-    tick: int
-    # --- turn --------------------------------------------------------------------------------
-    dealer: int
-    direction: int
+    rng: SplitMix64  # the game's generator: every shuffle and the dealer come from it
+    # --- the turn and the play being resolved (G-uno order: choices, catch, effect, window) ---
     current: int
-    phase: int
-    active_color: int  # WILD while a colour is being chosen
-    drawn_card: int
+    phase: int  # the decision asked (snapshot: its name)
+    direction: int
+    active_color: int  # WILD while a colour is chosen
+    pending: int  # cards the victim will draw
+    drawn_card: int  # the card drawn this turn, -1 none
     last_drawn: int
-    passes: int  # G-blocked: turns in a row without a play or a draw
-    # --- public history of each seat (observation pieces opp_declined, opp_drawn) ----------
-    declined: list[int]  # bit c: kept a drawn card on colour c, no card of c played since
-    drawn_since: list[int]  # cards taken since that seat last played a card
-    # --- the play being resolved (G-uno order: choices, catch, effect, window) ------------
-    stage: int
-    next_seat: int
+    passes: int  # G-blocked: turns in a row without a play
     play_seat: int
     going_out: bool
-    pending: int  # cards the victim will draw
     honest: bool  # G-wd-challenge
     challenge_seat: int
     chal_ok: bool
@@ -68,9 +44,37 @@ class StateFields:
     flex_play: bool
     bounce: bool  # E-reverse-back: the Reverse being played answers an effect
     target: int
-    # --- match -------------------------------------------------------------------------------
+    stage: int  # what remains to resolve (snapshot: its name)
+    next_seat: int
+    dealer: int
+    side: int  # Flip: 0 light, 1 dark
+    tick: int  # counts card acquisitions (acq)
+    # --- piles (G-deal, G-reshuffle, F-flip) ---
+    faces_of: list[int]  # card -> its face on the active side
+    draw_pile: list[int]  # the top is the end (batch: a prefix, PILE_LEN)
+    discard: list[int]
+    discard_counts: bytearray
+    acq: list[int]  # when each card was taken (F-which-card order)
+    known: bytearray  # F-visibility: the holder has seen the card's hidden face
+    # --- hands (Hands keeps held/counts/hand_len/present in step) ---
+    book: Hands
+    held: list[list[list[int]]]
+    counts: list[bytearray]
+    hand_len: list[int]
+    present: list[int]
+    uno_called: list[bool]  # G-uno: stands until the hand grows
+    power: list[bool]  # X-power: green Power Cards
+    revealed: list[tuple[int, bytes] | None]  # G-wd-challenge: (seat, face counts) shown
+    # --- match ---
     scores: list[int]
+    # --- public history of each seat (observation pieces opp_declined, opp_drawn) ---
+    declined: list[int]  # bit c: kept a drawn card on colour c (none played since)
+    drawn_since: list[int]  # cards taken since that seat last played a card
+    # --- round results ---
     round_results: list[dict[str, Any]]
+    # --- the decision asked ---
+    legal: list[int]  # the actions `current` may take now (batch: 0/1)
+    # </generated state-slots>
     # --- per-game constants read on the hot path (see _bind) ------------------------------
     _types: list[int]
     _match_bits: list[list[int]]

@@ -1,8 +1,8 @@
-"""The snapshot (``to_dict``/``from_dict``) and ``clone``, generated from one declared list.
+"""The snapshot (``to_dict``/``from_dict``) and ``clone``, generated from the state table.
 
 :data:`SCALARS` and :data:`LISTS` name every plain field of a play-out (snapshot key,
-attribute, type); the rest (cards by name, phase and stage names, the generator's state) are
-the few fields with their own encoding below. Adding a field is one line here.
+attribute, type), read from ``uno_env/rules/table.py``; the rest (cards by name, phase and
+stage names, the generator's state) are the few fields with their own encoding below.
 """
 
 from __future__ import annotations
@@ -10,40 +10,26 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any, Self
 
+from uno_env.rules import table
 from uno_env.rules.codes import P_DRAWN, P_OVER, PHASES, STAGES
 from uno_env.rules.effects import Resolution
 from uno_env.rules.game import Game
 from uno_env.rules.hands import Hands
 from uno_env.rules.rng import SplitMix64
 
-SCALARS: tuple[tuple[str, str, type], ...] = (
-    ("active_color", "active_color", int), ("direction", "direction", int),
-    ("current", "current", int), ("dealer", "dealer", int), ("side", "side", int),
-    ("pending_draw", "pending", int), ("passes", "passes", int),
-    ("next_seat", "next_seat", int), ("play_seat", "play_seat", int),
-    ("going_out", "going_out", bool), ("honest", "honest", bool),
-    ("challenge_seat", "challenge_seat", int), ("chal_ok", "chal_ok", bool),
-    ("skip_victim", "skip_victim", bool), ("until_color", "until_color", bool),
-    ("flex_play", "flex_play", bool), ("bounce", "bounce", bool), ("target", "target", int),
-)
-"""(snapshot key, attribute, type) of every scalar field."""
+SCALARS: tuple[tuple[str, str, type], ...] = tuple(
+    (f.snap, f.name, f.kind) for f in table.SNAP_SCALARS if f.snap)
+"""(snapshot key, attribute, type) of every plain scalar field (from the state table)."""
+LISTS: tuple[tuple[str, str, type], ...] = tuple(
+    (f.snap, f.name, f.kind) for f in table.SNAP_LISTS if f.snap)
+"""(snapshot key, attribute, item type) of every plain per-seat list."""
+_ABSENT_OK = {f.snap for f in table.SNAP_LISTS if f.absent_ok}  # older snapshots lack them
 
-LISTS: tuple[tuple[str, str, type], ...] = (
-    ("scores", "scores", int), ("uno_called", "uno_called", bool),
-    ("power_green", "power", bool), ("declined", "declined", int),
-    ("drawn_since", "drawn_since", int),
-)
-"""(snapshot key, attribute, item type) of every per-seat list."""
-_SINCE_HISTORY = ("declined", "drawn_since")  # absent from older snapshots: no history yet
-
-# Fields `clone` copies as they are (immutable values) or with a shallow copy (flat lists).
-_CLONE_SAME = ("game", "n", "side", "faces_of", "dealer", "direction", "current", "phase",
-               "active_color", "drawn_card", "last_drawn", "passes", "stage", "next_seat",
-               "play_seat", "going_out", "pending", "honest", "challenge_seat", "chal_ok",
-               "skip_victim", "until_color", "flex_play", "bounce", "target", "tick")
-_CLONE_LIST = ("legal", "draw_pile", "discard", "uno_called", "revealed", "power", "acq",
-               "scores", "declined", "drawn_since")
+# Fields `clone` copies as they are (immutable values), with a shallow copy (flat lists) or
+# as a new bytearray; the rest (the hands, the generator, round results) by hand below.
+_CLONE_SAME, _CLONE_LIST, _CLONE_BYTES = table.CLONE_SAME, table.CLONE_LIST, table.CLONE_BYTES
 _get_same, _get_list = attrgetter(*_CLONE_SAME), attrgetter(*_CLONE_LIST)
+_get_bytes = attrgetter(*_CLONE_BYTES)
 
 
 class Snapshots(Resolution):
@@ -98,7 +84,7 @@ class Snapshots(Resolution):
         for key, attr, kind in SCALARS:
             setattr(self, attr, kind(data[key]))
         for key, attr, kind in LISTS:
-            values = data[key] if key in data or key not in _SINCE_HISTORY else [0] * self.n
+            values = data[key] if key in data or key not in _ABSENT_OK else [0] * self.n
             setattr(self, attr, [kind(x) for x in values])
         self.faces_of = game.side_faces[self.side]
         self._use_hands(Hands(self.n, game.num_faces))
@@ -142,8 +128,8 @@ class Snapshots(Resolution):
             setattr(out, attr, value)
         for attr, value in zip(_CLONE_LIST, _get_list(self), strict=True):
             setattr(out, attr, list(value))
-        out.discard_counts = bytearray(self.discard_counts)
-        out.known = bytearray(self.known)
+        for attr, value in zip(_CLONE_BYTES, _get_bytes(self), strict=True):
+            setattr(out, attr, bytearray(value))
         out.round_results = [dict(r) for r in self.round_results]
         out.rng = SplitMix64(self.rng.state)
         out._use_hands(self.book.copy())

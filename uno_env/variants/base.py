@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from uno_env.cards import LIGHT_COLORS, WILD_DRAW, Face
+from uno_env.cards import LIGHT_COLORS, WILD, WILD_DRAW, Face
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,9 @@ class Variant:
     # How a victim takes a pending draw of the variant's own kind (Flip: draw until the
     # named colour), or None: every pending draw is `pending` cards.
     take_pending: ClassVar[PendingFn | None] = None
+    # G-wd-challenge: another wild in the player's hand also makes a wild draw dishonest
+    # (X-effects: Flex). Data, not an override of is_honest, so the batch kernels read it.
+    other_wild_dishonest: ClassVar[bool] = False
 
     def __init__(self) -> None:
         faces, cards = self.build_deck()
@@ -266,6 +269,8 @@ class Variant:
         """G-wd-challenge: a wild draw is honest when its player held no card of the colour
         that was active when it was played (the card itself already left the hand).
         ``counts``: the player's face counts; ``color_faces[c]``: the faces of colour c."""
+        if self.other_wild_dishonest and any(counts[f] for f in color_faces[WILD]):
+            return False
         return not any(counts[f] for f in color_faces[prior_color])
 
 

@@ -15,7 +15,6 @@ from uno_env.cards import (
     SKIP,
     SKIP_EVERYONE,
     TARGET_DRAW,
-    WILD,
     WILD_DRAW,
     WILD_PLAIN,
     Face,
@@ -106,6 +105,7 @@ class Flex(Variant):
     power_cards = True
     first_discard_numbers_only = True  # X-first-discard
     first_discard_redraw = ()
+    other_wild_dishonest = True  # X-effects: another wild in hand counts as the colour
     more_plays = flex_plays
     decisions = {**Variant.decisions, "target": target_decisions}
     effects = {SKIP_EVERYONE: skip_everyone, REVERSE_SKIP: reverse_skip, ALL_DRAW: all_draw,
@@ -154,10 +154,3 @@ class Flex(Variant):
         faces = [face for face, _, _, _ in kinds]
         cards = [(i,) for i, (_, _, _, copies) in enumerate(kinds) for _ in range(copies)]
         return faces, cards
-
-    def is_honest(self, counts: Sequence[int], color_faces: Sequence[Sequence[int]],
-                  prior_color: int) -> bool:
-        """X-effects: for a Wild Draw Four, another wild in hand also counts as a card of the
-        active colour (normal faces are what is looked at)."""
-        return not any(counts[f] for f in color_faces[prior_color]) and not any(
-            counts[f] for f in color_faces[WILD])
