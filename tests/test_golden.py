@@ -16,7 +16,6 @@ from golden_io import (
     record_game,
     replay_game,
 )
-
 from golden_text import Playthrough, compare, header, text_path
 
 import uno_env
