@@ -72,27 +72,21 @@ class MirroredEnv(raw_env):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.mirror: VectorEnv | None = None
-        self._synced: dict[str, Any] | None = None
-        kw = {k: v for k, v in kwargs.items() if k not in ("render_mode", "obs_type")}
-        try:
-            self.mirror = VectorEnv(self.variant, self.num_players, 1, autoreset=False,
-                                    **{**kw, **self.options})
-        except ValueError as err:  # a configuration the batch engine refuses
-            STATS.refused = str(err)
-        self._mirroring = False
+        self._mirror_kwargs = {k: v for k, v in kwargs.items()
+                               if k not in ("render_mode", "obs_type")}
+        self.mirror: VectorEnv | None = None  # built at the first decision
+        self._mirroring = False  # a fixed-deck scenario, live, the batch engine takes it
+        self._synced: dict[str, Any] | None = None  # the position the batch game holds
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
         # A scenario deals a fixed deck; random play from a shuffled deal is compared with
         # the batch engine decision by decision in tests/test_batch_diff.py already (and
         # would cost CI seconds here), so such a game is the Python engine's alone.
-        if self.mirror is None:
-            return
         self._mirroring = "deck" in (options or {})
+        self._synced = None
         if self._mirroring:
             STATS.envs += 1
-            self._load()
         else:
             STATS.shuffled += 1
             if STATS.envs == 0:  # skip now rather than play the Python game twice
@@ -100,16 +94,25 @@ class MirroredEnv(raw_env):
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         super().restore(snapshot)
-        if self._mirroring and self._live:
-            self._load()
+        self._synced = None  # the batch game takes the position at the next decision
+
+    def _vector(self) -> VectorEnv | None:
+        """The one-game batch engine of this configuration (None: it refuses it)."""
+        if self.mirror is None and STATS.refused is None:
+            try:
+                self.mirror = VectorEnv(self.variant, self.num_players, 1, autoreset=False,
+                                        **{**self._mirror_kwargs, **self.options})
+            except ValueError as err:  # a configuration the batch engine refuses
+                STATS.refused = str(err)
+                return None
+            self.mirror.reset(seed=[0])
+        return self.mirror
 
     def _load(self) -> None:
         """The batch game takes the Python position (after a reset, a restore, or a change
         made to the engine state outside ``step``)."""
-        assert self.mirror is not None
-        if not self.mirror._seeded:
-            self.mirror.reset(seed=[0])
         v = self.mirror
+        assert v is not None
         v.restore(0, self.snapshot())  # the env's part: step count, rewards, seeder
         # and the engine state card by card: a snapshot names cards, so two copies of one
         # card (Flip has them) could trade places, and tests follow cards by id
@@ -123,8 +126,8 @@ class MirroredEnv(raw_env):
         self._synced = self.engine.to_dict()
 
     def step(self, action: Any) -> None:
-        v = self.mirror
-        if v is None or not self._mirroring or not self._live:
+        v = self._vector() if self._mirroring and self._live else None
+        if v is None:
             super().step(action)
             return
         if self.engine.to_dict() != self._synced:

@@ -165,13 +165,13 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
 
         stats = batch_mirror.STATS
         if stats.steps == 0:
+            if stats.refused is not None:
+                pytest.skip(f"Python engine only: the batch engine refuses this "
+                            f"configuration ({stats.refused})")
             if stats.envs:
                 pytest.skip("Python engine only: the test takes no decision (it checks a "
                             "fixed-deck deal, which only the Python engine deals; the batch "
                             "engine computes decisions only in the kernel that steps)")
-            if stats.refused is not None:
-                pytest.skip(f"Python engine only: the batch engine refuses this "
-                            f"configuration ({stats.refused})")
             if stats.shuffled:
                 pytest.skip(batch_mirror.SHUFFLED)
             pytest.skip("Python engine only: the test builds no scenario env (it checks "
