@@ -1,4 +1,4 @@
-"""The scenario tests on the batch engine (docs/architecture.md, "Testing").
+"""The scenario tests on the batch engine (docs/architecture.md, "Scenario tests on both engines").
 
 :class:`MirroredEnv` is a ``raw_env`` whose every decision is also taken by the batch engine:
 one game (``vector_env(..., num_envs=1)``) restored from the Python position, stepped with the
