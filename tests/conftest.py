@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
 import uno_env
 
@@ -133,3 +134,46 @@ def iter_steps(env: Any, rng: random.Random, steps: int,
         a = play_policy(rng, env, p_random)
         env.step(a)
         yield a
+
+
+# --- the scenario tests on both engines (tests/batch_mirror.py, docs/architecture.md) ------------
+
+@pytest.fixture(params=["python", "batch"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a scenario module's test on the Python engine, then again with every decision
+    also taken by the batch engine from the same position (``raw_env`` is swapped for
+    :class:`batch_mirror.MirroredEnv` in the test's module and in scenario_helpers)."""
+    import batch_mirror
+    import scenario_helpers
+
+    batch_mirror.STATS = batch_mirror.Stats()
+    if request.param == "batch":
+        for module in (request.module, scenario_helpers):
+            if hasattr(module, "raw_env"):
+                monkeypatch.setattr(module, "raw_env", batch_mirror.MirroredEnv)
+    return str(request.param)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
+    """A batch run of a test that gave the batch engine nothing to do is reported as a skip
+    with the reason, not as a pass."""
+    result = yield
+    callspec = getattr(pyfuncitem, "callspec", None)
+    if callspec is not None and callspec.params.get("engine") == "batch":
+        import batch_mirror
+
+        stats = batch_mirror.STATS
+        if stats.steps == 0:
+            if stats.refused is not None:
+                pytest.skip(f"Python engine only: the batch engine refuses this "
+                            f"configuration ({stats.refused})")
+            if stats.envs:
+                pytest.skip("Python engine only: the test takes no decision (it checks a "
+                            "fixed-deck deal, which only the Python engine deals; the batch "
+                            "engine computes decisions only in the kernel that steps)")
+            if stats.shuffled:
+                pytest.skip(batch_mirror.SHUFFLED)
+            pytest.skip("Python engine only: the test builds no scenario env (it checks "
+                        "Game/State or the env's arguments directly)")
+    return result

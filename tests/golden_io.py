@@ -39,9 +39,12 @@ import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from golden_text import Playthrough
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FORMAT, VERSION = "uno-env-golden", 1
@@ -92,12 +95,13 @@ def snapshot_digest(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def env_digest(env: Any) -> str:
-    """``<obs>:<snap>`` of a ``uno_env.raw_env`` now."""
+def env_digest(env: Any, snap: dict[str, Any] | None = None) -> str:
+    """``<obs>:<snap>`` of a ``uno_env.raw_env`` now (``snap``: its engine's ``to_dict()``,
+    when the caller has it already)."""
     o = env.observe(env.agent_selection)
     rewards = np.array([env.rewards[a] for a in env.possible_agents], dtype=np.float64)
     return (f"{observation_digest(o['observation'], o['action_mask'], rewards)}:"
-            f"{snapshot_digest(env.engine.to_dict())}")
+            f"{snapshot_digest(env.engine.to_dict() if snap is None else snap)}")
 
 
 def _over(env: Any) -> bool:
@@ -135,27 +139,38 @@ def record_game(variant: str, num_players: int, options: dict[str, Any], seed: i
             "actions": actions, "digests": digests}
 
 
-def replay_game(variant: str, options: dict[str, Any], game: dict[str, Any]) -> str | None:
-    """Replay a recorded game through ``uno_env``; the first difference, or None."""
+def replay_game(variant: str, options: dict[str, Any], game: dict[str, Any],
+                text: Playthrough | None = None) -> str | None:
+    """Replay a recorded game through ``uno_env``; the first difference, or None. ``text``
+    (tests/golden_text.py) is given every decision, for the readable playthrough."""
     import uno_env
 
     env = uno_env.raw_env(variant, game["num_players"], **options)
     env.reset(seed=game["seed"])
     want = game["digests"]
-    if env_digest(env) != want[0]:
-        return f"after the reset: {env_digest(env)} != {want[0]}"
+    snap = env.engine.to_dict()
+    if env_digest(env, snap) != want[0]:
+        return f"after the reset: {env_digest(env, snap)} != {want[0]}"
+    if text is not None:
+        text.start(snap, want[0])
     for i, a in enumerate(game["actions"]):
         if _over(env):
             return f"decision {i}: the game is already over"
         meaning = env.action_meanings[a]
         phase = env.phase
+        actor = env.engine.current
         try:
             env.step(a)
         except ValueError as err:
             return f"decision {i} ({meaning!r} in {phase!r}): {err}"
-        got = env_digest(env)
+        snap = env.engine.to_dict()
+        got = env_digest(env, snap)
         if got != want[i + 1]:
             return f"decision {i} ({meaning!r} in {phase!r}): {got} != {want[i + 1]}"
+        if text is not None:
+            text.step(actor, meaning, snap, got,
+                      [env.rewards[x] for x in env.possible_agents], _over(env),
+                      i == len(game["actions"]) - 1)
     return None
 
 
@@ -220,7 +235,9 @@ def record_all() -> list[Path]:
 
 def main(argv: list[str]) -> int:
     if argv == ["record"]:
-        for p in record_all():
+        from golden_text import record_all as record_text
+
+        for p in record_all() + record_text():  # the JSON files, then their readable text
             print(f"wrote {p} ({p.stat().st_size:,} bytes)")
         return 0
     if argv == ["check"]:

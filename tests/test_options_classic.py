@@ -21,6 +21,9 @@ from scenario_helpers import (
 
 from uno_env import DEFAULT_MAX_STEPS, raw_env
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 DEFAULTS = {"wd_challenge": True, "stacking": False, "double_play": False, "jump_in": False,
             "uno_catch": "auto", "catch_window": "until-out", "voluntary_draw": False,
             "scoring": "winner", "target_score": 500, "episode": "round"}

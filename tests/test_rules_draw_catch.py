@@ -14,6 +14,9 @@ from scenario_helpers import act, hand, legal, make_deck, obs, phase, top
 
 from uno_env import find_variant, raw_env
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 VARIANTS = ("classic", "express", "flip", "flex")
 # Seat 1 can run through this without seat 0 ever playing (G-two-players: Reverse = Skip);
 # it ends on blue.

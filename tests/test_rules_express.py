@@ -36,6 +36,9 @@ import uno_env
 from uno_env import raw_env
 from uno_env.variants import find_variant
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 V = "express"
 COLORS = ("red", "yellow", "green", "blue")
 

@@ -26,6 +26,9 @@ from scenario_helpers import act, color, discard, hand, legal, new_env, obs, pha
 from uno_env import raw_env
 from uno_env.variants import find_variant
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 COLORS = ("red", "yellow", "green", "blue")
 WILD_KINDS = ("wild/wild-target-draw-two", "wild/wild-all-draw",
               "wild-draw-four/wild-target-draw-four", "wild-all-flip")

@@ -23,6 +23,9 @@ from uno_env import PHASES, Game, State, raw_env
 from uno_env.variants import find_variant
 from uno_env.variants.flip import Flip
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 V = find_variant("flip")
 NAMES: tuple[str, ...] = V.card_names
 LIGHT = ("red", "yellow", "green", "blue")

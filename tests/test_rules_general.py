@@ -37,6 +37,9 @@ from scenario_helpers import (
 from uno_env import raw_env
 from uno_env.variants import find_variant
 
+# Every test runs on the Python engine and again on the batch engine (tests/batch_mirror.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 # --- G-seats, G-dealer, G-deal --------------------------------------------------------------
 
 def test_g_seats_clockwise_increasing_index() -> None:
