@@ -169,11 +169,3 @@ def test_every_core_learns_as_much_per_decision_as_one(tmp_path: Path) -> None:
     one = learn(tmp_path / "one")
     every = learn(tmp_path / "every", workers=2, policy_lag=1, worker_processes=False)
     same_margin(one, every, 0.65)
-
-
-@pytest.mark.slow
-def test_every_core_learns_as_much_per_decision_as_one_longer(tmp_path: Path) -> None:
-    """The same with worker processes, twice the budget and 400 games."""
-    one = learn(tmp_path / "one", updates=120, games=400)
-    every = learn(tmp_path / "every", updates=120, games=400, workers=2)
-    same_margin(one, every, 0.7)
