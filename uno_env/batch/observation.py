@@ -3,8 +3,8 @@ row of a float32 buffer (same indices, same values; offsets from ``Tables.obs_at
 
 Written for speed (it runs once per decision): every offset is read into a local first (a
 store into the float row may alias the int16 table as far as LLVM knows, so an offset read
-inside a loop is reloaded on every iteration and the loop is not vectorised), and the
-relative seats are counted up with a wrap instead of ``%`` (a division per use).
+inside a loop may be reloaded on every iteration, keeping the loop from being vectorised), and
+the relative seats are counted up with a wrap instead of ``%`` (a division per use).
 """
 
 from __future__ import annotations
