@@ -20,10 +20,17 @@ from uno_env.batch.tables import OBS_PIECES, Tables
 from uno_env.cards import NUM_COLORS
 from uno_env.rules.codes import P_OVER
 
+# each piece's row of FT_OBS_AT, looked up by its name in OBS_PIECES (a misspelt name fails
+# at import; the order is OBS_PIECES', whatever order these names are written in)
 (O_HAND, O_TOP, O_COLOR, O_CCW, O_PHASE, O_PENDING, O_PILE, O_DISCARD, O_OWN_UNO, O_HAND_SIZE,
  O_OPP_UNO, O_CATCH, O_REVEALED, O_REVEALED_FROM, O_OWN_SCORE, O_OPP_SCORE, O_DECLINED,
  O_DRAWN, O_DARK,
- O_OPP_HIDDEN, O_PILE_HIDDEN, O_OWN_HIDDEN, O_OWN_POWER, O_OPP_POWER) = range(len(OBS_PIECES))
+ O_OPP_HIDDEN, O_PILE_HIDDEN, O_OWN_HIDDEN, O_OWN_POWER, O_OPP_POWER) = (
+    OBS_PIECES.index(name) for name in (
+        "hand", "top", "active_color", "counter_clockwise", "phase", "pending_draw",
+        "draw_pile", "discard", "own_uno", "opp_hand_size", "opp_uno", "catch_target",
+        "revealed", "revealed_from", "own_score", "opp_score", "opp_declined", "opp_drawn",
+        "dark_side", "opp_hidden", "pile_hidden", "own_hidden", "own_power", "opp_power"))
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -82,7 +89,7 @@ def write_obs(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
     _bytes_to(out, at[O_DISCARD], s.disc_counts[i], nf)
     out[at[O_TOP] + S[i, L.TOP]] = 1.0
     color = S[i, L.COLOR]
-    if color < 4:
+    if color < NUM_COLORS:
         out[at[O_COLOR] + color] = 1.0
     if S[i, L.DIR] < 0:
         out[at[O_CCW]] = 1.0

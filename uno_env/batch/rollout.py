@@ -25,6 +25,7 @@ from uno_env.batch.legal import settle
 from uno_env.batch.play import apply
 from uno_env.batch.rng import next_u64
 from uno_env.batch.tables import Tables
+from uno_env.cards import NUM_COLORS
 from uno_env.rules.codes import (
     ACCEPT,
     CATCH,
@@ -108,7 +109,7 @@ def policy_action(s: Batch, t: Tables, i: int, act: np.ndarray, face: np.ndarray
         if k in (K_PLAY, K_PLAY_TWO):
             f = act[1, a]
             col = face[0, f]
-            score = 10.0 * held[col] if col < 4 else -60.0
+            score = 10.0 * held[col] if col < NUM_COLORS else -60.0
             if face[1, f]:
                 score += urgent
             if k == K_PLAY_TWO:
@@ -167,7 +168,7 @@ def rollout_kernel(s: Batch, t: Tables, count: int, act: np.ndarray, face: np.nd
     s = as_ref(borrow_batch(s))
     t = as_ref(borrow_tables(t))
     act, face, out, starts = borrow(act), borrow(face), borrow(out), borrow(starts)
-    held = np.zeros(5, np.int64)
+    held = np.zeros(NUM_COLORS + 1, np.int64)  # the colours, then wild
     steps = 0
     for j in range(count):
         i = unsigned(j)
