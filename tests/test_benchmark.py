@@ -65,8 +65,10 @@ def test_more_players_one_seat_against_the_field_and_the_table_s_agent(tmp_path:
                             log=lambda _: None)
     assert t["agents"]["ppo"]["file"] == "classic_4p_vd.pt" and t["seating"] == "one"
     assert len(t["pairs"]) == 12 and all(p["games"] == 4 for p in t["pairs"])  # ordered
-    t = benchmark.run_table(cfg, {"variant": "classic", "players": 4}, log=lambda _: None)
-    assert "ppo" in t["missing"] and "shipped: ppo:classic-vd" in t["missing"]["ppo"]
+    stacking = {"stacking": True}  # a table no shipped agent was trained at
+    t = benchmark.run_table(cfg, {"variant": "classic", "players": 4, "options": stacking},
+                            log=lambda _: None)
+    assert "ppo" in t["missing"] and "ppo:classic-4p-vd (classic, 4 players" in t["missing"]["ppo"]
     with pytest.raises(ValueError, match="unknown keys"):
         benchmark.load_config(_write(tmp_path / "bad.yaml", "gamez: 3\n"))
 
