@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.agents.default_policy import ROLLOUT_STEPS, rollout_action, round_result
+from uno_env.agents.ismcts_tree import PUCT_C, UCB_C, Node, choices, credit
 from uno_env.agents.policy_pimc import PolicyPIMC
 from uno_env.batch.rollout import Branches, Rollouts
 from uno_env.cards import WILD
@@ -45,44 +46,11 @@ from uno_env.rules.codes import CATCH, P_OVER, UNO
 from uno_env.rules.game import Game
 from uno_env.rules.state import State
 
-UCB_C = 0.7  # exploration constant for win rates in [0, 1]
-PUCT_C = 1.5
 ROLLOUTS = 8  # batch-engine playouts per leaf, each with the draw pile reshuffled
 LEAVES = 32  # leaves queued before the batch engine plays them out
 # how the opponent's draws are read: as forced only where the rules force them ("rules"), or
 # always ("forced": a model of opponents that draw only when they cannot play, as rule does)
 DRAWS = ("rules", "forced")
-
-
-class Node:
-    __slots__ = ("avail", "children", "player", "prior", "visits", "wins")
-
-    def __init__(self, player: int, prior: float = 1.0) -> None:
-        self.player = player  # who chose the action leading here
-        self.prior = prior
-        self.visits = 0
-        self.wins = 0.0
-        self.avail = 0
-        self.children: dict[int, Node] = {}
-
-
-def _choices(state: State) -> list[int]:
-    """The actions worth searching: calling UNO and catching dominate (they cost nothing),
-    so where one is offered it is the only choice; else every legal action."""
-    types = state.game.actions.types
-    for a in state.legal:
-        t = types[a]
-        if t in (UNO, CATCH):
-            return [a]
-    return state.legal
-
-
-def _credit(path: list[Node], value: list[float]) -> None:
-    """Add an iteration's result to the nodes of its path (their visits are counted when
-    the path is walked): each node scores the share of the seat that chose its action."""
-    for nd in path:
-        if nd.player >= 0:
-            nd.wins += value[nd.player]
 
 
 def _check_mode(search: str, puct: bool, net: bool, c: float | None, leaf: str | None,
@@ -251,7 +219,7 @@ class ISMCTSAgent:
             for nd in path:
                 nd.visits += 1
             if value is not None:
-                _credit(path, value)
+                credit(path, value)
             else:
                 self._leaves().add(state)
                 pending.append(path)
@@ -311,7 +279,7 @@ class ISMCTSAgent:
         if pending:
             for path, value in zip(pending, self._leaves().run(rng.getrandbits(64)),
                                    strict=True):
-                _credit(path, value.tolist())
+                credit(path, value.tolist())
             pending.clear()
 
     def _descend(self, root: Node, state: State,
@@ -325,7 +293,7 @@ class ISMCTSAgent:
         while True:
             if state.phase == P_OVER or len(state.round_results) > rounds:
                 return path, round_result(state, rounds)
-            legal = _choices(state)
+            legal = choices(state)
             p = state.current
             kids = node.children
             untried = [a for a in legal if a not in kids]
