@@ -98,6 +98,13 @@ def test_resume_gives_the_weights_of_an_uninterrupted_run(tmp_path: Path) -> Non
     s_half = half.run()
     assert 0 < s_half["updates"] < s_whole["updates"]
     resumed = SelfPlayTrainer(small(tmp_path / "half", resume="auto", **over))
+    assert_resumed_as_whole(resumed, whole, s_whole, tmp_path)
+
+
+def assert_resumed_as_whole(resumed: SelfPlayTrainer, whole: SelfPlayTrainer,
+                            s_whole: dict[str, Any], tmp_path: Path) -> None:
+    """Run the resumed trainer (its run in tmp_path/half): it ends with the counters, pool and
+    weights of the uninterrupted run (tmp_path/whole)."""
     s_res = resumed.run()
     assert (s_res["steps"], s_res["updates"], s_res["games"]) == (
         s_whole["steps"], s_whole["updates"], s_whole["games"])

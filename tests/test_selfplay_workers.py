@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from test_selfplay import params as weights  # noqa: E402
 from test_selfplay import same  # noqa: E402
-from test_selfplay_batch import small  # noqa: E402
+from test_selfplay_batch import assert_resumed_as_whole, small  # noqa: E402
 
 from uno_env.training.config import SelfPlayConfig, usable_cpus  # noqa: E402
 from uno_env.training.selfplay import SelfPlayTrainer  # noqa: E402
@@ -120,12 +120,7 @@ def test_a_pipelined_run_resumes_exactly(tmp_path: Path) -> None:
     ck = torch.load(tmp_path / "half" / "checkpoint_last.pt", weights_only=True)
     assert ck["inflight"]["teacher_coef"] > 0 and len(ck["workers"]) == 2
     resumed = SelfPlayTrainer(two(tmp_path / "half", resume="auto", **over))
-    s_res = resumed.run()
-    assert (s_res["steps"], s_res["updates"], s_res["games"]) == (
-        s_whole["steps"], s_whole["updates"], s_whole["games"])
-    assert resumed.pool.versions == whole.pool.versions
-    assert same(weights(tmp_path / "whole" / "checkpoint_last.pt"),
-                weights(tmp_path / "half" / "checkpoint_last.pt"))
+    assert_resumed_as_whole(resumed, whole, s_whole, tmp_path)
     with pytest.raises(ValueError, match="policy_lag: 1, this run has policy_lag: 0"):
         SelfPlayTrainer(two(tmp_path / "half", resume="auto", policy_lag=0, **over)).run()
     with pytest.raises(ValueError, match="has 2 rollout worker.*set workers: 2"):
