@@ -1,12 +1,16 @@
-"""CPython's ``random.Random`` (MT19937) in numba: seeding, ``getrandbits`` and ``randrange``.
+"""CPython's ``random.Random`` (MT19937) in numba: seeding, ``getrandbits``, ``randrange``,
+``choice``, ``shuffle`` and ``random``.
 
 The random agent (``agents/random_agent.py``) draws with ``random.Random``; the compiled
 opponents reproduce its choices bit for bit, so they need the same generator: the state is
 CPython's (624 words and an index, ``getstate()[1]``), ``seed(int)`` is ``init_by_array``
 over the 32-bit words of ``abs(seed)`` (``_randommodule.c: random_seed``), and
 ``randrange(n)`` is ``_randbelow_with_getrandbits``: ``k = n.bit_length()`` bits drawn until
-the value is below ``n``. Arithmetic stays in ``uint64`` masked to 32 bits (numba would turn
-``uint64 op int64`` into float64).
+the value is below ``n``; ``choice(seq)`` is ``seq[randrange(len(seq))]``; ``shuffle`` is
+Fisher-Yates from the end with ``randrange(i + 1)`` (``random.py``); ``getrandbits(64)`` is
+two outputs, the first the low word (``random_getrandbits`` on a little-endian machine);
+``random()`` is ``random_random``'s 53 bits from two outputs. Arithmetic stays in ``uint64``
+masked to 32 bits (numba would turn ``uint64 op int64`` into float64).
 """
 
 from __future__ import annotations
@@ -105,3 +109,31 @@ def randbelow(mt: np.ndarray, index: np.ndarray, i: int, q: int, n: int) -> int:
         r = genrand_uint32(mt, index, i, q) >> shift
         if r < nn:
             return np.int64(r)  # type: ignore[return-value]  # uint64 would make math float
+
+
+@njit(cache=True, error_model="numpy")
+def getrandbits64(mt: np.ndarray, index: np.ndarray, i: int, q: int) -> np.uint64:
+    """``random.Random.getrandbits(64)``: the first output is the low 32 bits."""
+    lo = genrand_uint32(mt, index, i, q)
+    hi = genrand_uint32(mt, index, i, q)
+    return lo | (hi << U32)
+
+
+@njit(cache=True, error_model="numpy")
+def random_float(mt: np.ndarray, index: np.ndarray, i: int, q: int) -> float:
+    """``random.Random.random()``: ``(a * 2**26 + b) / 2**53`` from 27 and 26 top bits."""
+    a = genrand_uint32(mt, index, i, q) >> np.uint64(5)
+    b = genrand_uint32(mt, index, i, q) >> np.uint64(6)
+    return (float(a) * 67108864.0 + float(b)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, error_model="numpy")
+def shuffle(mt: np.ndarray, index: np.ndarray, i: int, q: int, xs: np.ndarray, lo: int,
+            n: int) -> None:
+    """``random.Random.shuffle`` of ``xs[lo:lo + n]`` in place: for ``k = n-1 .. 1``,
+    ``j = randrange(k + 1)``, swap items ``k`` and ``j``."""
+    for k in range(n - 1, 0, -1):
+        j = randbelow(mt, index, i, q, k + 1)
+        x = xs[lo + k]
+        xs[lo + k] = xs[lo + j]
+        xs[lo + j] = x
