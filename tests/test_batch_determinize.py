@@ -18,6 +18,7 @@ from uno_env.batch.mt19937 import getrandbits64, randbelow, random_float, seed_i
 from uno_env.determinize import InconsistentObservation, Recall, determinize
 from uno_env.inference import Avoid
 from uno_env.rules import table
+from uno_env.rules.codes import E_FLIP, P_COLOR, PLAY
 
 CONFIGS = [
     ("classic", 2, {}),
@@ -87,14 +88,11 @@ def positions(variant: str, n: int, options: dict, episodes: int, seed: int):
     return game, out
 
 
-@pytest.mark.parametrize(("variant", "n", "options"), CONFIGS)
-def test_compiled_determinization_equals_python(variant: str, n: int, options: dict) -> None:
-    det = Determinizer(variant, n, **options)
-    game, pos = positions(variant, n, options, episodes=2, seed=11)
-    samples = 3  # per position: several rows of one decoded observation
+def check(det: Determinizer, pos: list, samples: int, where: str) -> set[int]:
+    """Each position sampled ``samples`` times in one fill (spread over a larger batch);
+    every row equals determinize() from the same seed. Returns the phases seen."""
     batch = det.allocate(samples * 2)
     phases: set[int] = set()
-    constrained = 0
     for k, (obs, mask, seat, rec, avoid, must) in enumerate(pos):
         seeds = [1000 * k + j for j in range(samples)]
         mt, mti = generators([random.Random(sd) for sd in seeds])
@@ -103,17 +101,60 @@ def test_compiled_determinization_equals_python(variant: str, n: int, options: d
                  seats=[seat], recall=[rec], avoid=[avoid], must=[must])
         for j, sd in enumerate(seeds):
             ref = random.Random(sd)
-            want = determinize(game, obs, mask, ref, seat=seat, recall=rec, avoid=avoid,
+            want = determinize(det.game, obs, mask, ref, seat=seat, recall=rec, avoid=avoid,
                                must=must)
             got = det.to_state(batch, int(rows[j]))
-            assert_same(want, got, f"{variant} {n}p position {k} sample {j}")
+            assert_same(want, got, f"{where} position {k} sample {j}")
             back = random.Random()
             load_generator(back, mt, mti, j)
-            assert back.getstate() == ref.getstate(), f"position {k} sample {j}: generator"
-        phases.add(int(want.phase))
-        constrained += bool(avoid)
-    assert len(pos) > 20 and constrained > 0
+            assert back.getstate() == ref.getstate(), f"{where} {k}/{j}: generator"
+            phases.add(int(want.phase))
+    return phases
+
+
+@pytest.mark.parametrize(("variant", "n", "options"), CONFIGS)
+def test_compiled_determinization_equals_python(variant: str, n: int, options: dict) -> None:
+    det = Determinizer(variant, n, **options)
+    _, pos = positions(variant, n, options, episodes=2, seed=11)
+    phases = check(det, pos, 3, f"{variant} {n}p")
+    assert len(pos) > 20 and sum(bool(p[4]) for p in pos) > 0
     assert len(phases) >= 2, phases
+
+
+@pytest.mark.parametrize(("variant", "n"), [("classic", 3), ("flip", 3), ("flip", 2)])
+def test_rare_continuations(variant: str, n: int) -> None:
+    """The colour of a first-discard wild (C-/F-first-discard: the first player or the
+    dealer chooses) and, in Flip, the colour after one's own Flip turned up a wild
+    (F-flip): phases random play reaches only at some deals."""
+    det = Determinizer(variant, n)
+    env = raw_env(variant, num_players=n)
+    game, A = env.game, env.game.actions
+    pos: list = []
+    firsts = flips = 0
+    rng = random.Random(2)
+    for seed in range(300):
+        if firsts >= 3 and (flips >= 3 or variant == "classic"):
+            break
+        env.reset(seed=seed)
+        last: dict[int, Recall] = {}
+        while not env.engine.is_over:
+            s = env.engine
+            first = s.phase == P_COLOR and len(s.discard) == 1
+            rec = last.get(s.current)
+            flip = (s.phase == P_COLOR and rec is not None and A.types[rec.action] == PLAY
+                    and game.face_effect[rec.action] == E_FLIP)
+            if (first and firsts < 3) or (flip and flips < 3):
+                firsts, flips = firsts + first, flips + flip
+                mask = np.zeros(game.num_actions, np.uint8)
+                mask[s.legal] = 1
+                pos.append((env.layout.build(s, s.current), mask, s.current, rec, [], None))
+            if variant == "classic" and not first:
+                break  # only the deal's first decision is wanted
+            a = rng.choice(s.legal)
+            last[s.current] = Recall(a, s.active_color)
+            s.step(a)
+    assert firsts == 3 and flips == (0 if variant == "classic" else 3)
+    assert check(det, pos, 2, f"{variant} {n}p") == {P_COLOR}
 
 
 def test_many_positions_in_one_call() -> None:
