@@ -13,7 +13,12 @@ import numpy as np
 import pytest
 
 from uno_env import raw_env
-from uno_env.batch.determinize import Determinizer, generators, load_generator
+from uno_env.batch.determinize import (
+    Determinizer,
+    generators,
+    load_generator,
+    seed_generators,
+)
 from uno_env.batch.mt19937 import getrandbits64, randbelow, random_float, seed_int, shuffle
 from uno_env.determinize import InconsistentObservation, Recall, determinize
 from uno_env.inference import Avoid
@@ -175,6 +180,34 @@ def test_many_positions_in_one_call() -> None:
         want = determinize(game, obs, mask, random.Random(seeds[j]), seat=seat, recall=rec,
                            avoid=avoid, must=must)
         assert_same(want, det.to_state(batch, int(rows[j])), f"row {rows[j]}")
+
+
+def test_rows_sharing_a_generator_draw_in_sequence() -> None:
+    """gen: rows on one generator are successive determinize() calls with one rng (as a
+    search draws its samples), two generators interleaved; seed_generators seeds them."""
+    det = Determinizer("flex", 3)
+    _, pos = positions("flex", 3, {}, episodes=1, seed=8)
+    pos = pos[:6]
+    of = np.array([0, 1, 1, 2, 3, 4, 5, 5])
+    gen = np.array([0, 1, 0, 1, 0, 1, 1, 0])
+    mt, mti = seed_generators([41, 42])
+    ref_mt, ref_mti = generators([random.Random(41), random.Random(42)])
+    assert np.array_equal(mt, ref_mt) and np.array_equal(mti, ref_mti)
+    batch = det.allocate(len(of))
+    det.fill(batch, np.arange(len(of)), np.stack([p[0] for p in pos]),
+             np.stack([p[1] for p in pos]), mt, mti, of=of, gen=gen,
+             seats=[p[2] for p in pos], recall=[p[3] for p in pos], avoid=[p[4] for p in pos],
+             must=[p[5] for p in pos])
+    refs = [random.Random(41), random.Random(42)]
+    for j, (p, g) in enumerate(zip(of, gen, strict=True)):
+        obs, mask, seat, rec, avoid, must = pos[p]
+        want = determinize(det.game, obs, mask, refs[g], seat=seat, recall=rec, avoid=avoid,
+                           must=must)
+        assert_same(want, det.to_state(batch, j), f"row {j}")
+    for g in range(2):
+        back = random.Random()
+        load_generator(back, mt, mti, g)
+        assert back.getstate() == refs[g].getstate()
 
 
 def test_generator_functions_match_cpython() -> None:

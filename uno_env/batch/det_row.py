@@ -91,12 +91,13 @@ def _next_after(ft: np.ndarray, top: int, p: int, d: int, n: int) -> int:
 
 @njit(cache=True, error_model="numpy")
 def fill_rows(s: Batch, t: Tables, dt: DetTables, rows: np.ndarray, pos_of: np.ndarray,
-              obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, mt: np.ndarray,
-              mti: np.ndarray, rec_action: np.ndarray, rec_color: np.ndarray,
+              gen_of: np.ndarray, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
+              mt: np.ndarray, mti: np.ndarray, rec_action: np.ndarray, rec_color: np.ndarray,
               avoid: np.ndarray, allowed: np.ndarray, navoid: np.ndarray, must: np.ndarray,
               status: np.ndarray) -> None:
-    """Row ``rows[j]`` of ``s``: a determinization of position ``pos_of[j]`` (ascending)
-    drawn with generator ``mt[j]``; ``status[j]`` OK or why none fits."""
+    """Row ``rows[j]`` of ``s``: a determinization of position ``pos_of[j]`` drawn with
+    generator ``gen_of[j]`` (``mt[g, 0]``, ``mti[g, 0]``; rows sharing one draw from it in
+    row order); ``status[j]`` OK or why none fits."""
     n, nf, nc, na = t.n, t.nf, t.nc, t.na
     ft = t.ft
     at = ft[T.FT_OBS_AT]
@@ -196,7 +197,8 @@ def fill_rows(s: Batch, t: Tables, dt: DetTables, rows: np.ndarray, pos_of: np.n
             continue
         act = t.side_faces[side]
         hid = t.side_faces[side ^ 1] if t.sides else act
-        st = sample_cards(mt, mti, j, act, hid, t.sides, dt.pair_ok[side], own, own_known,
+        g = gen_of[j]
+        st = sample_cards(mt, mti, g, act, hid, t.sides, dt.pair_ok[side], own, own_known,
                           disc, top, sizes, opp_hidden, pile_n, pile_top, drawn_face, cap,
                           hands, hand_len, pile, dcards, known)
         status[j] = st
@@ -204,17 +206,17 @@ def fill_rows(s: Batch, t: Tables, dt: DetTables, rows: np.ndarray, pos_of: np.n
             continue
         ndisc = disc.sum()
         if navoid[p] > 0 or must[p].any():
-            respect(mt, mti, j, t.side_faces[0], hands[1], hand_len[1], pile, pile_n,
+            respect(mt, mti, g, t.side_faces[0], hands[1], hand_len[1], pile, pile_n,
                     avoid[p], allowed[p], navoid[p], must[p])
-        rng = getrandbits64(mt, mti, j, 0)
-        _write(s, t, dt, rows[j], j, mt, mti, seat, phase, side, d, color, pending, top,
+        rng = getrandbits64(mt, mti, g, 0)
+        _write(s, t, dt, rows[j], g, mt, mti, seat, phase, side, d, color, pending, top,
                hands, hand_len, pile, pile_n, dcards, ndisc, known, drawn_face, scores, uno,
                declined, drawn, power, shown_k, shown, catch_k, chal_legal, rec_action[p],
                rec_color[p], ptr, canon, rng)
 
 
 @njit(cache=True, error_model="numpy")
-def _write(s: Batch, t: Tables, dt: DetTables, i: int, j: int, mt: np.ndarray,
+def _write(s: Batch, t: Tables, dt: DetTables, i: int, g: int, mt: np.ndarray,
            mti: np.ndarray, seat: int, phase: int, side: int, d: int, color: int,
            pending: int, top: int, hands: np.ndarray, hand_len: np.ndarray, pile: np.ndarray,
            pile_n: int, dcards: np.ndarray, ndisc: int, known: np.ndarray, drawn_face: int,
@@ -334,7 +336,7 @@ def _write(s: Batch, t: Tables, dt: DetTables, i: int, j: int, mt: np.ndarray,
     if chal_seat >= 0 and phase in (P_CHALLENGE, P_COLOR, P_TARGET):
         # G-wd-challenge: honest when its player held no card of the colour active before
         prior = rc if (ra >= 0 and chal_seat == seat and rc < WILD) else randbelow(
-            mt, mti, j, 0, 4)
+            mt, mti, g, 0, 4)
         cnt = s.counts[i, chal_seat]
         for f in range(t.nf):
             if cnt[f] and (dt.color_mask[prior, f] or (t.honest_wild

@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from uno_env.batch.cache import njit
 from uno_env.batch.convert import to_state
 from uno_env.batch.det_cards import BAD, NO_DEAL, OK
 from uno_env.batch.det_row import BAD_TOP, O_PHASE, DetTables, fill_rows
 from uno_env.batch.layout import Batch, allocate
 from uno_env.batch.mt19937 import N as MT_N
+from uno_env.batch.mt19937 import seed_int
 from uno_env.batch.tables import FT_OBS_AT, Tables, build_tables
 from uno_env.determinize import InconsistentObservation, Recall
 from uno_env.inference import Avoid
@@ -43,6 +45,21 @@ def generators(rngs: Sequence[random.Random]) -> tuple[np.ndarray, np.ndarray]:
         mt[k] = words[:MT_N]
         mti[k] = words[MT_N]
     return mt, mti
+
+
+def seed_generators(seeds: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`generators` of ``[random.Random(s) for s in seeds]`` (int seeds), compiled."""
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64).reshape(-1)
+    mt = np.empty((len(seeds), MT_N), np.uint32)
+    mti = np.empty(len(seeds), np.int64)
+    _seed_all(mt, mti, seeds)
+    return mt, mti
+
+
+@njit(cache=True, error_model="numpy")
+def _seed_all(mt: np.ndarray, mti: np.ndarray, seeds: np.ndarray) -> None:
+    for k in range(seeds.shape[0]):
+        mti[k] = seed_int(mt[k], seeds[k])
 
 
 def load_generator(rng: random.Random, mt: np.ndarray, mti: np.ndarray, k: int) -> None:
@@ -97,13 +114,15 @@ class Determinizer:
         return to_state(batch, self.tables, self.game, row)
 
     def fill(self, batch: Batch, rows: Any, obs: np.ndarray, mask: np.ndarray,
-             mt: np.ndarray, mti: np.ndarray, of: Any = None, seats: Any = None,
+             mt: np.ndarray, mti: np.ndarray, of: Any = None, gen: Any = None,
+             seats: Any = None,
              recall: Sequence[Recall | None] | None = None,
              avoid: Sequence[Sequence[Avoid]] | None = None,
              must: Sequence[np.ndarray | None] | None = None) -> None:
         """Row ``rows[k]`` of ``batch``: a determinization of position ``of[k]`` drawn with
-        generator ``k`` (``mt[k]``, ``mti[k]``, advanced in place as ``determinize``
-        advances a ``random.Random``).
+        generator ``gen[k]`` (default ``k``: ``mt[k]``, ``mti[k]``, advanced in place as
+        ``determinize`` advances a ``random.Random``; rows sharing a generator draw from
+        it in row order, as successive ``determinize`` calls with one ``rng`` do).
 
         ``obs`` [P, obs_dim] and ``mask`` [P, num_actions]: each position's observation and
         action mask, of the seat to act; ``of`` [K] (default ``0..K-1``): the position of
@@ -130,9 +149,15 @@ class Determinizer:
         if batch.counts.shape[1:] != (t.n, t.nf):
             raise ValueError("the batch is not of this configuration (allocate it with "
                              "Determinizer.allocate or a VectorEnv of the same game)")
-        if mt.shape != (k, MT_N) or mt.dtype != np.uint32 or mti.shape != (k,):
-            raise ValueError(f"mt must be [{k}, {MT_N}] uint32 and mti [{k}] (one generator "
-                             "per row, see generators())")
+        gen_of = (np.arange(k, dtype=np.int64) if gen is None
+                  else np.ascontiguousarray(gen, dtype=np.int64).reshape(-1))
+        ng = mt.shape[0] if mt.ndim == 2 else -1
+        if (mt.shape != (ng, MT_N) or mt.dtype != np.uint32 or mti.shape != (ng,)
+                or not mt.flags.c_contiguous):
+            raise ValueError(f"mt must be a C-contiguous [G, {MT_N}] uint32 array and mti "
+                             "[G] (G generators, see generators())")
+        if gen_of.shape != (k,) or (k and not 0 <= gen_of.min() <= gen_of.max() < ng):
+            raise ValueError(f"gen must give each of the {k} rows a generator 0-{ng - 1}")
         phase = obs[:, self._phase_at:self._phase_at + len(PHASES)] > 0.5
         bad = np.flatnonzero((phase.sum(axis=1) != 1) | ~mask.any(axis=1))
         if len(bad):
@@ -165,8 +190,8 @@ class Determinizer:
             if m is not None:
                 need[p] = np.asarray(m, dtype=np.int64)
         status = np.zeros(k, np.int8)
-        fill_rows(batch, t, self.det, rows, pos_of, obs, mask, seat_arr,
-                  mt.reshape(k, 1, MT_N), mti.reshape(k, 1), rec_a, rec_c, av, allowed,
+        fill_rows(batch, t, self.det, rows, pos_of, gen_of, obs, mask, seat_arr,
+                  mt.reshape(ng, 1, MT_N), mti.reshape(ng, 1), rec_a, rec_c, av, allowed,
                   navoid, need, status)
         wrong = np.flatnonzero(status != OK)
         if len(wrong):
