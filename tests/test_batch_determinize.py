@@ -242,6 +242,10 @@ def test_bad_input_is_refused() -> None:
         det.fill(batch, [0], obs[:-1], mask, mt, mti)
     with pytest.raises(ValueError, match="distinct rows"):
         det.fill(batch, [2], obs, mask, mt, mti)
+    with pytest.raises(ValueError, match="recall of position 0"):
+        det.fill(batch, [0], obs, mask, mt, mti, recall=[Recall(10_000, 0)])
+    with pytest.raises(ValueError, match="generator 0-0"):
+        det.fill(batch, [0], obs, mask, mt, mti, gen=[1])
     wrong = obs.copy()
     top = det.layout.by_name["top"]
     disc = det.layout.by_name["discard"]

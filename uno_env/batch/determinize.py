@@ -22,12 +22,13 @@ import numpy as np
 
 from uno_env.batch.cache import njit
 from uno_env.batch.convert import to_state
-from uno_env.batch.det_cards import BAD, NO_DEAL, OK
+from uno_env.batch.det_cards import BAD, NO_DEAL, OK, TRIES
 from uno_env.batch.det_row import BAD_TOP, O_PHASE, DetTables, fill_rows
 from uno_env.batch.layout import Batch, allocate
 from uno_env.batch.mt19937 import N as MT_N
 from uno_env.batch.mt19937 import seed_int
 from uno_env.batch.tables import FT_OBS_AT, Tables, build_tables
+from uno_env.cards import WILD
 from uno_env.determinize import InconsistentObservation, Recall
 from uno_env.inference import Avoid
 from uno_env.rules.codes import PHASES
@@ -129,7 +130,8 @@ class Determinizer:
         each row (rows of one position next to each other decode it once); ``seats`` [P]:
         the seat that stands for the observer (default 0); per position, ``recall``,
         ``avoid`` and ``must`` as ``determinize`` takes them. Raises ``ValueError`` on
-        malformed input and :class:`InconsistentObservation` when no deal fits."""
+        malformed input and :class:`InconsistentObservation` when no deal fits (the
+        generators' states are then unspecified)."""
         t, g = self.tables, self.game
         obs = np.ascontiguousarray(np.atleast_2d(obs), dtype=np.float32)
         mask = np.ascontiguousarray(np.atleast_2d(mask), dtype=np.uint8)
@@ -174,6 +176,9 @@ class Determinizer:
         rec_c = np.zeros(npos, np.int64)
         for p, r in enumerate(_per_position(recall, npos, "recall")):
             if r is not None:
+                if not (0 <= r.action < t.na and 0 <= r.color <= WILD):
+                    raise ValueError(f"recall of position {p}: {r!r} needs an action "
+                                     f"0-{t.na - 1} and a colour 0-{WILD}")
                 rec_a[p], rec_c[p] = int(r.action), int(r.color)
         avoids = _per_position(avoid, npos, "avoid")
         width = max([len(a) for a in avoids if a is not None] + [1])
@@ -199,8 +204,8 @@ class Determinizer:
             why = {BAD_TOP: "the top card is not among the discard pile's faces",
                    BAD: "more cards are asked for than the deck has",
                    NO_DEAL: f"no deal of the {g.variant.name} deck fits this observation "
-                            "after 50 tries (is it from this variant, player count and "
-                            "options?)"}[int(status[j])]
+                            f"after {TRIES} tries (is it from this variant, player count "
+                            "and options?)"}[int(status[j])]
             raise InconsistentObservation(f"row {int(rows[j])} (position "
                                           f"{int(pos_of[j])}): {why}")
 
