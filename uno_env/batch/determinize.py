@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.batch.cache import njit
+from uno_env.batch.cache import EntryPoints, njit
 from uno_env.batch.convert import to_state
 from uno_env.batch.det_cards import BAD, NO_DEAL, OK, TRIES
 from uno_env.batch.det_row import BAD_TOP, O_PHASE, DetTables, fill_rows
@@ -105,6 +105,7 @@ class Determinizer:
                                            raw.max_steps)
         self.det = det_tables(raw.game)
         self._phase_at = int(self.tables.ft[FT_OBS_AT, O_PHASE])
+        self._entries = EntryPoints()  # the kernel's entry point, looked up once
 
     def allocate(self, rows: int) -> Batch:
         """A batch of ``rows`` games of this configuration to fill."""
@@ -195,7 +196,7 @@ class Determinizer:
             if m is not None:
                 need[p] = np.asarray(m, dtype=np.int64)
         status = np.zeros(k, np.int8)
-        fill_rows(batch, t, self.det, rows, pos_of, gen_of, obs, mask, seat_arr,
+        self._entries.run(fill_rows, batch, t, self.det, rows, pos_of, gen_of, obs, mask, seat_arr,
                   mt.reshape(ng, 1, MT_N), mti.reshape(ng, 1), rec_a, rec_c, av, allowed,
                   navoid, need, status)
         wrong = np.flatnonzero(status != OK)
