@@ -85,11 +85,11 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
     as in :class:`~uno_env.agents.policy_pimc.PolicyPIMC`; ``searcher`` reuses a
     :class:`BatchPIMC` built for this table."""
     options = dict(options or {})
-    for name, v, low in (("games", games, 1), ("samples", samples, 1), ("chunk", chunk, 1),
+    for name, v, least in (("games", games, 1), ("samples", samples, 1), ("chunk", chunk, 1),
                          ("parallel", 1 if parallel is None else parallel, 1),
                          ("seed", seed, 0), ("iteration", iteration, 0)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {v!r}")
     if play not in PLAYS:
         raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
     game = Game(variant, players, **options)
@@ -175,7 +175,7 @@ def _play_chunk(env: LearnerVectorEnv, search: BatchPIMC, game: Game, first: int
                 steps[i] += 1
         obs, rewards, term, trunc, info = env.step(actions)
         mask = info["action_mask"]
-        for i in np.flatnonzero(term | trunc):
+        for i in np.flatnonzero(term | trunc).tolist():
             if gid[i] < 0:
                 continue
             part.games += 1
