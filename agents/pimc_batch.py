@@ -193,8 +193,9 @@ class BatchPIMC:
                 queued = [(i, j, self.rows.queue(state, seed, acts))]
         self._play(queued, wins)
         out: list[SearchResult] = []
-        firsts = [int(self.choose(np.asarray(p.obs, np.float32)[None], _only(p))[0])
-                  for p in positions]  # one row at a time, as PolicyPIMC asks
+        firsts = self.choose(np.stack([np.asarray(p.obs, np.float32) for p in positions]),
+                             np.concatenate([_only(p) for p in positions])).tolist() \
+            if positions else []
         for p, w, first in zip(positions, wins, firsts, strict=True):
             q = np.full(self.num_actions, np.nan, np.float32)
             visits = np.zeros(self.num_actions, np.int32)
