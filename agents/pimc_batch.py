@@ -160,7 +160,7 @@ class BatchPIMC:
             raise ValueError(f"z must be a number >= 0 (standard errors), got {z!r}")
         if isinstance(rows, bool) or int(rows) < 1:
             raise ValueError(f"rows must be a positive integer, got {rows!r}")
-        self.game, self.z, self.net = game, float(z), net
+        self.game, self.z, self.net, self.opponent = game, float(z), net, opponent
         self.num_actions = game.num_actions
         self.choose = greedy_policy(net)
         n = game.num_players

@@ -106,6 +106,8 @@ def test_network_play_and_no_store(tmp_path):
     ({"games": 0}, "games must be an integer >= 1"),
     ({"samples": 1.5}, "samples must be an integer >= 1"),
     ({"variant": "flip"}, "searcher was built for another table"),
+    ({"options": {"stacking": True}}, "searcher was built for another table"),
+    ({"z": 0.0}, "searcher searches with another network or settings"),
 ])
 def test_bad_settings_are_refused(kw, match):
     with pytest.raises(ValueError, match=match):

@@ -94,9 +94,14 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
         raise ValueError(f"play must be one of {', '.join(PLAYS)}, got {play!r}")
     game = Game(variant, players, **options)
     search = searcher or BatchPIMC(game, options, net, opponent=opponent, z=z, rows=rows)
-    if search.game.variant.name != game.variant.name or \
-            search.game.num_players != game.num_players:
-        raise ValueError("the searcher was built for another table")
+    if (search.game.variant.name, search.game.num_players, search.game.options) != (
+            game.variant.name, game.num_players, game.options):
+        raise ValueError("the searcher was built for another table (variant, players or "
+                         "rule options differ)")
+    if (search.net, search.opponent, search.z) != (net, opponent, float(z)):
+        raise ValueError(f"the searcher searches with another network or settings "
+                         f"(opponent={search.opponent!r}, z={search.z}); pass its net, "
+                         f"opponent and z")
     slots = min(int(parallel or chunk), int(chunk))
     env = LearnerVectorEnv(slots, variant, players, opponents=["rule"], max_steps=max_steps,
                            copy=True, **options)
