@@ -201,7 +201,8 @@ class BatchPIMC:
             visits = np.zeros(self.num_actions, np.int32)
             q[p.legal] = w.mean(axis=0)
             visits[p.legal] = len(w)
-            move = p.legal[best_action(w, p.legal.index(first), self.z)]
+            legal = [int(a) for a in p.legal]
+            move = legal[best_action(w, legal.index(first), self.z)]
             out.append(SearchResult(int(move), q, visits, first, w))
         return out
 
@@ -227,7 +228,7 @@ def _check(i: int, p: Position, num_actions: int, rows: int) -> None:
     if mask.shape != (num_actions,):
         raise ValueError(f"position {i}: the mask must have {num_actions} entries, got shape "
                          f"{mask.shape}")
-    if not p.legal or len(set(p.legal)) != len(p.legal) or any(
+    if len(p.legal) == 0 or len(set(p.legal)) != len(p.legal) or any(
             not 0 <= a < num_actions or not mask[a] for a in p.legal):
         raise ValueError(f"position {i}: legal must be distinct actions that its mask "
                          f"allows, got {p.legal!r}")

@@ -129,6 +129,9 @@ def test_bad_positions_and_settings_are_refused() -> None:
         search.search([p, Position(p.obs, p.mask, p.legal, p.states, p.seeds[:2])])
     with pytest.raises(ValueError, match="mask must have 63 entries"):
         search.search([Position(p.obs, p.mask[:5], p.legal, p.states, p.seeds)])
+    assert search.search([]) == []
+    same = search.search([Position(p.obs, p.mask, np.array(p.legal), p.states, p.seeds)])[0]
+    assert same.move == search.search([p])[0].move  # legal as an array is the same
     with pytest.raises(ValueError, match="opponent must be one of prior, rule"):
         BatchPIMC(GAME, {}, _net(), opponent="me")
     with pytest.raises(ValueError, match="rows must be a positive integer"):
