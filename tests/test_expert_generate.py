@@ -3,6 +3,7 @@ a run stopped at any point and resumed ends with the labels of a run that never 
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from uno_env.agents.pimc_batch import BatchPIMC
 from uno_env.agents.policy import load_policy
@@ -118,3 +120,10 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
     _run(tmp_path, games=1, chunk=1)
     with pytest.raises(ValueError, match="another run.*samples"):
         _run(tmp_path, games=1, chunk=1, samples=4)
+    other = copy.deepcopy(_search().net)
+    with torch.no_grad():
+        other.policy_head.bias[0] += 1.0
+    assert G.network_digest(other) != G.network_digest(_search().net)
+    with pytest.raises(ValueError, match="another run.*network"):
+        G.generate(other, tmp_path, 1, searcher=BatchPIMC(Game("classic", 2), {}, other, rows=8),
+                   **{**RUN, "chunk": 1})

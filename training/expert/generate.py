@@ -16,6 +16,7 @@ labels as a run that never stopped.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from dataclasses import dataclass
@@ -73,6 +74,15 @@ class _Chunk:
                 for k, v in self.rows.items()}
 
 
+def network_digest(net: Any) -> str:
+    """A digest of the network's weights: a store's labels come from one network."""
+    h = hashlib.blake2b(digest_size=8)
+    for name, t in net.state_dict().items():
+        h.update(name.encode())
+        h.update(t.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
 def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "classic",
              players: int = 2, options: dict[str, Any] | None = None, samples: int = 200,
              play: str = "search", seed: int = 0, iteration: int = 0, chunk: int = 256,
@@ -107,7 +117,8 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
                            copy=True, **options)
     meta = {"variant": game.variant.name, "players": players, "options": dict(game.options),
             "env_version": game.variant.version, "seed": int(seed),
-            "iteration": int(iteration), "samples": int(samples), "play": play,
+            "iteration": int(iteration), "network": network_digest(net),
+            "samples": int(samples), "play": play,
             "opponent": opponent, "z": float(z), "chunk": int(chunk), "games": int(games),
             "max_steps": max_steps}
     store = None if out is None else LabelStore(out, meta)
