@@ -157,6 +157,13 @@ class PolicyBranches(Playouts):
     def flush(self) -> None:
         """Play the queued branches to the end of their round."""
         k = self._lo
+        self.steer(k)
+        self._done.append(self._out[:k, self._seat].reshape(-1, len(self._actions)).copy())
+        self._lo = 0
+
+    def steer(self, k: int) -> None:
+        """Play rows ``0..k-1`` (branched already) to the end of their round: each seat's
+        shares go to ``_out[:k]``."""
         self._steps[:k] = 0
         self._live[:k] = 1
         while True:
@@ -169,8 +176,6 @@ class PolicyBranches(Playouts):
                                            dtype=np.int64)
             apply_kernel(self._s, self._t, m, self._idx, actions, self._steps)
             self.decisions += m
-        self._done.append(self._out[:k, self._seat].reshape(-1, len(self._actions)).copy())
-        self._lo = 0
 
     def results(self) -> np.ndarray:
         """``[samples, actions]``: the searching seat's share of each playout so far."""
