@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from uno_env.agents.policy import load_policy
 from uno_env.seeding import derive_seed
 from uno_env.training.expert import labels as label_store
 from uno_env.training.expert.config import ExpertConfig
@@ -34,8 +35,6 @@ from uno_env.training.expert.loss import targets
 from uno_env.training.expert.report import write_atomic, write_reports
 from uno_env.training.expert.train import DistillTrainer, distill
 
-GENERATE_STREAM = 3  # derive_seed(seed, GENERATE_STREAM, iteration): the label games
-SEARCH_EVAL_STREAM = 4  # derive_seed(eval_seed, SEARCH_EVAL_STREAM): the search's games
 DISTILL_STREAM = 5  # derive_seed(seed, DISTILL_STREAM, iteration): mode distill's order
 # keys that may change when a run resumes (they do not change what it computes)
 RESUMABLE = ("iterations", "resume", "progress", "tensorboard")
@@ -49,6 +48,24 @@ def prior_file(cfg: ExpertConfig) -> Path:
     return checkpoint_path(spec, cfg.num_players, options=cfg.options)
 
 
+# generate()'s arguments the loop sets itself (the others may be given in ``generate:``)
+GENERATE_OWNED = ("net", "out", "games", "variant", "players", "options", "seed",
+                  "iteration", "searcher")
+
+
+def check_generate_keys(keys: dict[str, Any]) -> None:
+    """``generate:`` may hold generate()'s other keywords (its signature is the list)."""
+    import inspect
+
+    from uno_env.training.expert.generate import generate
+
+    allowed = [k for k in inspect.signature(generate).parameters if k not in GENERATE_OWNED]
+    bad = sorted(set(keys) - set(allowed))
+    if bad:
+        raise ValueError(f"generate: keys {', '.join(bad)} are not generate()'s or are set by "
+                         f"the expert loop; allowed: {', '.join(allowed)}")
+
+
 class ExpertLoop:
     """One run of the loop; :meth:`run` does the iterations not done yet."""
 
@@ -57,7 +74,9 @@ class ExpertLoop:
         self.cfg = cfg
         self.out = Path(cfg.output_dir)
         self.prior = prior_file(cfg)
+        check_generate_keys(cfg.generate)
         self.writer: Any = None
+        self.used = 0  # label rows the last train phase trained on
         self.title = f"Expert iteration: {cfg.variant}, {cfg.num_players} players, from {cfg.prior}"
 
     # --- where things are ----------------------------------------------------------------
@@ -83,24 +102,22 @@ class ExpertLoop:
         from uno_env.training.expert.generate import generate
 
         cfg = self.cfg
-        return dict(generate(
-            str(self.policy(it - 1)), self.dir(it) / "labels", cfg.games,
-            variant=cfg.variant, num_players=cfg.num_players, options=cfg.options,
-            seed=derive_seed(cfg.seed, GENERATE_STREAM, it), meta=self.meta(it),
-            progress=cfg.progress, **cfg.generate))
+        r = generate(load_policy(self.policy(it - 1))[0], self.dir(it) / "labels", cfg.games,
+                     variant=cfg.variant, players=cfg.num_players, options=cfg.options,
+                     seed=cfg.seed, iteration=it, **cfg.generate)
+        return dataclasses.asdict(r)
 
     def search_eval(self, it: int) -> dict[str, Any] | None:
-        """The search with iteration ``it``'s network against ``rule``."""
+        """The search with iteration ``it``'s network against ``rule`` (no labels kept)."""
         cfg = self.cfg
         if not cfg.search_eval_games:
             return None
         from uno_env.training.expert.generate import generate
 
-        r = generate(str(self.policy(it)), None, cfg.search_eval_games, variant=cfg.variant,
-                     num_players=cfg.num_players, options=cfg.options,
-                     seed=derive_seed(cfg.eval_seed, SEARCH_EVAL_STREAM), play="search",
-                     progress=cfg.progress, **cfg.generate)
-        return {k: r[k] for k in ("win_rate", "ci_low", "ci_high", "games")}
+        r = generate(load_policy(self.policy(it))[0], None, cfg.search_eval_games,
+                     variant=cfg.variant, players=cfg.num_players, options=cfg.options,
+                     seed=cfg.eval_seed, **{**cfg.generate, "play": "search"})
+        return {"win_rate": r.win_rate, "ci_low": r.low, "ci_high": r.high, "games": r.games}
 
     def network_eval(self, it: int) -> dict[str, Any] | None:
         """Iteration ``it``'s network, greedy, against ``rule`` on the compiled evaluator."""
@@ -125,9 +142,11 @@ class ExpertLoop:
         return targets(merged, cfg.tau, cfg.num_players), len(merged["move"])
 
     def train(self, it: int) -> dict[str, float]:
-        """Train iteration ``it``'s network from the previous one; writes ``policy.pt``."""
+        """Train iteration ``it``'s network from the previous one on ``data`` (targets);
+        writes ``policy.pt``; returns the last update's statistics."""
         cfg = self.cfg
-        data, _ = self.training_labels(it)
+        data, used = self.training_labels(it)
+        self.used = used
         prior = self.policy(it - 1)
         final = self.policy(it)
         if cfg.mode == "distill":
@@ -142,7 +161,10 @@ class ExpertLoop:
         summary = trainer.run()
         shutil.copyfile(summary["final"], final.with_name(final.name + ".tmp"))
         final.with_name(final.name + ".tmp").replace(final)
-        return dict(trainer.last_stats)
+        # the update's statistics: not the times, nor the trainer's win-rate window (which a
+        # resumed run restarts)
+        return {k: v for k, v in trainer.last_stats.items()
+                if not k.endswith("_s") and not k.startswith("win_rate")}
 
     # --- the run -------------------------------------------------------------------------
     def _check_resume(self) -> None:
@@ -183,6 +205,7 @@ class ExpertLoop:
             times.setdefault("train_s", 0.0)
             times["train_s"] += time.perf_counter() - t1
             times["train_stats"] = stats
+            times["labels_used"] = self.used
             times["generate"] = {k: v for k, v in gen.items() if isinstance(v, int | float)}
             write_atomic(d / "times.json", json.dumps(times) + "\n")
         t2 = time.perf_counter()
@@ -190,10 +213,10 @@ class ExpertLoop:
                "search": self.search_eval(it)}
         manifest = label_store.read_manifest(d / "labels")
         row["labels"] = sum(int(c["labels"]) for c in manifest["chunks"])
-        row["labels_used"] = self.training_labels(it)[1]
         row.update(generate_s=times.get("generate_s"), train_s=times.get("train_s"),
                    evaluate_s=time.perf_counter() - t2, train_stats=times.get("train_stats"),
-                   generate=times.get("generate"), policy=str(self.policy(it)))
+                   generate=times.get("generate"), labels_used=times.get("labels_used"),
+                   policy=str(self.policy(it)))
         write_atomic(done, json.dumps(row, indent=1) + "\n")
         return row
 
