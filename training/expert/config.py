@@ -55,10 +55,15 @@ class ExpertConfig(TrainerConfig):
     eval_seed: int = 12345
     progress: bool = True
     tensorboard: bool = True
+    # torch threads while the loop searches and evaluates (set for the run, then restored, as
+    # the trainer does): the search's forward passes are small batches, which more threads
+    # only slow down (7x slower with 2 than with 1 on a busy 2-core machine); the PPO phase
+    # runs with selfplay: threads
+    threads: int = 1
 
     def validate(self) -> None:
         super().validate()
-        positive(self, "iterations", "games", "distill_batch", "label_window", "ppo_steps",
+        positive(self, "iterations", "games", "threads", "distill_batch", "label_window", "ppo_steps",
                  "distill_epochs")
         one_of(self, "mode", MODES)
         if not (math.isfinite(self.tau) and self.tau > 0):

@@ -240,8 +240,11 @@ class ExpertLoop:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(str(self.out / "tb"))
+        import torch
         from tqdm import tqdm
 
+        prev_threads = torch.get_num_threads()
+        torch.set_num_threads(cfg.threads)
         bar = tqdm(total=cfg.iterations, unit="iter", disable=not cfg.progress,
                    dynamic_ncols=True, file=sys.stderr, desc="expert")
         try:
@@ -258,6 +261,7 @@ class ExpertLoop:
                 bar.set_postfix({k: f"{row[k]['win_rate']:.3f}" for k in ("network", "search")
                                  if row.get(k)}, refresh=False)
         finally:
+            torch.set_num_threads(prev_threads)
             bar.close()
             if self.writer is not None:
                 self.writer.close()
