@@ -63,8 +63,8 @@ class ExpertConfig(TrainerConfig):
 
     def validate(self) -> None:
         super().validate()
-        positive(self, "iterations", "games", "threads", "distill_batch", "label_window", "ppo_steps",
-                 "distill_epochs")
+        positive(self, "iterations", "games", "threads", "distill_batch", "label_window",
+                 "ppo_steps", "distill_epochs")
         one_of(self, "mode", MODES)
         if not (math.isfinite(self.tau) and self.tau > 0):
             raise ValueError(f"tau must be a finite number > 0, got {self.tau}")
