@@ -109,3 +109,24 @@ def test_tiny_loop_end_to_end_and_an_interrupted_run_resumes_to_the_same_end(
         assert mine["network"] == theirs["network"]
         for k in ("labels", "labels_used", "train_stats"):
             assert mine.get(k) == theirs.get(k)
+
+
+def test_mode_distill_trains_from_the_labels_alone(tmp_path: Path) -> None:
+    """``mode: distill``: no games in the train phase; the network moves towards pi'."""
+    from uno_env.training.expert.loss import targets
+
+    loop = ExpertLoop(tiny(tmp_path, iterations=1, mode="distill", eval_games=0,
+                           search_eval_games=0, distill_epochs=20, distill_batch=16))
+    rows = loop.run()["rows"]
+    assert rows[1]["network"] is None and rows[1]["search"] is None
+    assert not (tmp_path / "iter_000" / "train").exists()
+    data = targets(label_store.load(tmp_path / "iter_000" / "labels"), loop.cfg.tau, 2)
+    obs, mask = torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"])
+    pi = torch.from_numpy(data["pi"])
+
+    def cross_entropy(path: Path) -> float:
+        with torch.no_grad():
+            logp = torch.log_softmax(load_policy(path)[0](obs, mask)[0], -1)
+        return float(-(torch.where(pi > 0, pi * logp, torch.zeros_like(logp))).sum(-1).mean())
+
+    assert cross_entropy(tmp_path / "iter_000" / "policy.pt") < cross_entropy(loop.prior)

@@ -59,7 +59,9 @@ def cmd_expert(a: argparse.Namespace) -> int:
     if config.get("trainer") != "expert":
         raise ValueError(f"uno-env expert needs a config with trainer: expert, got trainer: "
                          f"{config.get('trainer')!r} (uno-env train runs the others)")
-    result = run_config(config)
+    from uno_env.training.expert.loop import ExpertLoop
+
+    result = ExpertLoop(config).run()
     print(f"report: {result['report']}; last network: {result['policy']}")
     return 0
 

@@ -283,6 +283,6 @@ class ExpertLoop:
             self.writer.add_scalar(f"expert_train/{k}", v, step)
 
 
-def train(config: dict[str, Any]) -> dict[str, Any]:
-    """Entry point for configs with ``trainer: expert`` (``uno-env expert``/``train``)."""
-    return ExpertLoop(config).run()
+def train(config: dict[str, Any]) -> None:
+    """Entry point for ``uno-env train`` with ``trainer: expert`` configs."""
+    ExpertLoop(config).run()
