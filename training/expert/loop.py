@@ -5,7 +5,7 @@ prior and playout policy -> generate again.
 Everything an iteration makes lives in ``output_dir/iter_NNN/`` and each phase leaves a file
 that says it is done, so a stopped run resumes where it stopped (``resume: auto``):
 
-* ``labels/``: the label store (:mod:`uno_env.training.expert.labels`), written a chunk of
+* ``labels/``: the label store (``uno_env.training.expert.labels``), written a chunk of
   games at a time; the generator skips the chunks already listed.
 * ``train/``: the self-play trainer's run (mode ``ppo``; its ``checkpoint_last.pt`` resumes
   it exactly), then ``policy.pt``, the iteration's network (its presence: training done).
@@ -67,7 +67,7 @@ def check_generate_keys(keys: dict[str, Any]) -> None:
 
 
 class ExpertLoop:
-    """One run of the loop; :meth:`run` does the iterations not done yet."""
+    """One run of the loop; ``run()`` does the iterations not done yet."""
 
     def __init__(self, config: dict[str, Any] | ExpertConfig) -> None:
         cfg = config if isinstance(config, ExpertConfig) else ExpertConfig.from_dict(config)

@@ -22,7 +22,7 @@ LABEL_STREAM = 2  # derive_seed(seed, LABEL_STREAM): the order label minibatches
 
 
 class DistillTrainer(SelfPlayTrainer):
-    """:class:`SelfPlayTrainer` whose PPO loss gains ``coef`` times the distillation loss on
+    """``SelfPlayTrainer`` whose PPO loss gains ``coef`` times the distillation loss on
     ``batch`` label rows per minibatch (drawn by a generator of its own, checkpointed with
     the run). With ``coef == 0`` or no labels it is the plain trainer, number for number."""
 
