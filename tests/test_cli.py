@@ -51,7 +51,7 @@ def test_every_command_loads_and_adds_its_own_parser() -> None:
 
 
 def _minimal(name: str) -> list[str]:
-    return {"replay": ["x.jsonl"], "train": ["x.yaml"], "evaluate": ["--agents", "a,b"],
+    return {"replay": ["x.jsonl"], "train": ["x.yaml"], "expert": ["x.yaml"], "evaluate": ["--agents", "a,b"],
             "check-agent": ["random"], "exploit": ["rule", "--budget", "1"]}.get(name, [])
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from uno_env.cli import add_game_args, options_dict
 from uno_env.shipped import find_config, format_list, shipped_configs
 
-TRAINERS = {"sb3": "uno_env.training.sb3_train", "selfplay": "uno_env.training.selfplay"}
+TRAINERS = {"sb3": "uno_env.training.sb3_train", "selfplay": "uno_env.training.selfplay",
+            "expert": "uno_env.training.expert.loop"}
 
 
 def add_train_parser(subparsers: Any) -> None:
@@ -37,6 +38,32 @@ def add_train_parser(subparsers: Any) -> None:
                    help="override a config key (dotted for sections: ppo.ent_coef=0.02); "
                    "repeatable")
     p.set_defaults(func=cmd_train)
+
+
+def add_expert_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "expert", help="expert iteration: search labels -> train -> the new network searches",
+        description="Expert iteration from a YAML config with trainer: expert (a path or a "
+        "shipped name, e.g. expert_classic_vd or expert_tiny): each iteration generates "
+        "search labels with the current network, trains it on them and evaluates it "
+        "against rule; report.md in output_dir gets a row per iteration. --set resume=auto "
+        "continues a stopped run (docs/expert-loop.md).")
+    p.add_argument("config", help="YAML file or shipped config name")
+    p.add_argument("--set", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override a config key; repeatable")
+    p.set_defaults(func=cmd_expert)
+
+
+def cmd_expert(a: argparse.Namespace) -> int:
+    config = load_config(a.config, a.overrides)
+    if config.get("trainer") != "expert":
+        raise ValueError(f"uno-env expert needs a config with trainer: expert, got trainer: "
+                         f"{config.get('trainer')!r} (uno-env train runs the others)")
+    from uno_env.training.expert.loop import ExpertLoop
+
+    result = ExpertLoop(config).run()
+    print(f"report: {result['report']}; last network: {result['policy']}")
+    return 0
 
 
 def add_evaluate_parser(subparsers: Any) -> None:

@@ -55,6 +55,8 @@ COMMANDS: dict[str, Command] = {
     "check-agent": Command("play a few games with an agent; report every protocol error",
                            "uno_env.tournament.check:add_parser", agents=True),
     "train": Command("train an agent from a YAML config", "uno_env.training.cli:add_train_parser"),
+    "expert": Command("expert iteration: search labels -> train -> the new network searches",
+                      "uno_env.training.cli:add_expert_parser"),
     "evaluate": Command("head-to-head win rates of two agents (seats swapped)",
                         "uno_env.training.cli:add_evaluate_parser", agents=True),
     "exploit": Command("approximate exploitability: a fresh learner trained against an agent",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import torch
 from torch import nn
@@ -9,13 +11,19 @@ from torch import nn
 from uno_env.agents.policy import PolicyNet
 from uno_env.training.config import SelfPlayConfig
 
+# a term added to every minibatch's loss: (the weighted loss, statistics to average)
+ExtraLoss = Callable[[PolicyNet], tuple[torch.Tensor, dict[str, float]]]
+
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, cfg: SelfPlayConfig,
                batch: dict[str, np.ndarray], rng: np.random.Generator, ent_coef: float,
-               teacher_coef: float, device: torch.device, critic: bool) -> dict[str, float]:
+               teacher_coef: float, device: torch.device, critic: bool,
+               extra_loss: ExtraLoss | None = None) -> dict[str, float]:
     """PPO epochs over one rollout's trainable decisions (see ``DecisionBuffer.batch``):
     clipped objective, minibatches shuffled by ``rng``, advantages normalised per minibatch,
-    plus the kickstarting cross-entropy towards the teacher's actions (``teacher >= 0``)."""
+    plus the kickstarting cross-entropy towards the teacher's actions (``teacher >= 0``),
+    plus ``extra_loss(net)`` per minibatch when given (the expert loop's distillation term,
+    :mod:`uno_env.training.expert.loss`; its statistics are averaged like the others)."""
     t = {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
     obs, mask, act, old_logp = t["obs"], t["mask"], t["act"], t["logp"]
     t_adv, t_ret, teacher = t["adv"], t["ret"], t["teacher"]
@@ -53,6 +61,11 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, cfg: SelfPlayConfig,
                     stats["teacher_loss"] += float(t_loss)
                     stats["teacher_agree"] += float(
                         (logits[taught].argmax(-1) == t_mb[taught]).float().mean())
+            if extra_loss is not None:
+                x_loss, x_stats = extra_loss(net)
+                loss = loss + x_loss
+                for k, v in x_stats.items():
+                    stats[k] = stats.get(k, 0.0) + v
             opt.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
