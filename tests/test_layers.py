@@ -169,6 +169,7 @@ UPWARD = {
     ("uno_env.cli", "uno_env.training.cli:add_evaluate_parser"),
     ("uno_env.cli", "uno_env.training.exploit:add_parser"),
     ("uno_env.cli", "uno_env.training.benchmark:add_parser"),
+    ("uno_env.cli", "uno_env.training.cli:add_expert_parser"),
 }
 
 
