@@ -56,7 +56,19 @@ def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,
     monkeypatch.setattr("uno_env.training.exploit.exploit",
                         lambda *a, **k: pytest.fail("a stored cell was trained again"))
     assert main(args) == 0
-    assert json.loads((tmp_path / "b.json").read_text())["tables"] == r["tables"]
+    again = json.loads((tmp_path / "b.json").read_text())
+    cells = [c for t in again["tables"] for c in t["pairs"] + t["exploit"]]
+    assert all(c["reused"] for c in cells) and again["reused_seconds"] == again["cells_seconds"]
+    assert not any(c["reused"] for c in express["pairs"] + express["exploit"])
+    assert _unmarked(again["tables"]) == _unmarked(r["tables"])
+    assert "by an earlier run of the same cells, reused" in (tmp_path / "b.md").read_text()
+
+
+def _unmarked(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tables without the cells' ``reused`` marks (the one thing a resumed run changes)."""
+    return [{**t, "pairs": [{k: v for k, v in c.items() if k != "reused"} for c in t["pairs"]],
+             "exploit": [{k: v for k, v in c.items() if k != "reused"} for c in t["exploit"]]}
+            for t in tables]
 
 
 def test_more_players_one_seat_against_the_field_and_the_table_s_agent(tmp_path: Path) -> None:
