@@ -66,7 +66,9 @@ def test_bad_input_is_refused() -> None:
 
 
 def test_ratio_interval_fieller() -> None:
-    low, high = ratio_interval(0.06, 0.01, 0.08, 0.01)
+    interval = ratio_interval(0.06, 0.01, 0.08, 0.01)
+    assert interval is not None
+    low, high = interval
     assert low < 0.75 < high
     for r in (low, high):  # the bounds solve (num - r·den)² = z²(num_se² + r²·den_se²)
         assert (0.06 - r * 0.08) ** 2 == pytest.approx(Z95 ** 2 * (0.01 ** 2 + r * r * 0.01 ** 2))
