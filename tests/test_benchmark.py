@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from uno_env.cli import main
 from uno_env.training import benchmark
+from uno_env.training.benchmark_report import capture_line, edge_share
 from uno_env.training.exploit import exploit
 
 TINY = {"num_envs": 8, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]}
@@ -54,7 +56,19 @@ def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,
     monkeypatch.setattr("uno_env.training.exploit.exploit",
                         lambda *a, **k: pytest.fail("a stored cell was trained again"))
     assert main(args) == 0
-    assert json.loads((tmp_path / "b.json").read_text())["tables"] == r["tables"]
+    again = json.loads((tmp_path / "b.json").read_text())
+    cells = [c for t in again["tables"] for c in t["pairs"] + t["exploit"]]
+    assert all(c["reused"] for c in cells) and again["reused_seconds"] == again["cells_seconds"]
+    assert not any(c["reused"] for c in express["pairs"] + express["exploit"])
+    assert _unmarked(again["tables"]) == _unmarked(r["tables"])
+    assert "by an earlier run of the same cells, reused" in (tmp_path / "b.md").read_text()
+
+
+def _unmarked(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tables without the cells' ``reused`` marks (the one thing a resumed run changes)."""
+    return [{**t, "pairs": [{k: v for k, v in c.items() if k != "reused"} for c in t["pairs"]],
+             "exploit": [{k: v for k, v in c.items() if k != "reused"} for c in t["exploit"]]}
+            for t in tables]
 
 
 def test_more_players_one_seat_against_the_field_and_the_table_s_agent(tmp_path: Path) -> None:
@@ -76,3 +90,40 @@ def test_more_players_one_seat_against_the_field_and_the_table_s_agent(tmp_path:
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_the_search_against_rule_has_its_own_games_and_budgets_are_per_table() -> None:
+    cfg = benchmark.load_config("default")
+    classic2, classic4, flip2 = cfg["tables"][:3]
+    assert benchmark.pair_games(cfg, classic2, "rule", "search") == classic2["edge_games"]
+    assert benchmark.pair_games(cfg, classic2, "search", "rule") == classic2["edge_games"]
+    assert benchmark.pair_games(cfg, classic2, "ppo", "search") == classic2["search_games"]
+    # 4 players: only the search in one seat against three rule is the edge's cell
+    assert benchmark.pair_games(cfg, classic4, "search", "rule") == classic4["edge_games"]
+    assert benchmark.pair_games(cfg, classic4, "rule", "search") == classic4["search_games"]
+    assert benchmark.pair_games(cfg, flip2, "rule", "search") == cfg["search_games"]
+    assert benchmark.pair_games(cfg, flip2, "rule", "ppo") == cfg["games"]
+    assert benchmark.pair_games(cfg, {**classic4, "edge_games": 7}, "search", "rule") == 4
+
+
+def _table(players: int, search: tuple[float, float, float], games: int) -> dict[str, Any]:
+    ppo = {"name": "ppo", "win_rate": 0.563, "ci_low": 0.541, "ci_high": 0.585}
+    other = {"name": "rule", "win_rate": 0.437, "ci_low": 0.415, "ci_high": 0.459}
+    s = dict(zip(("win_rate", "ci_low", "ci_high"), search, strict=True))
+    return {"players": players, "pairs": [
+        {"a": "ppo", "b": "rule", "games": 2000, "agents": [ppo, other]},
+        {"a": "search", "b": "rule", "games": games, "agents": [{"name": "search", **s}, other]}]}
+
+
+def test_the_ppo_agent_s_share_of_the_search_s_edge_has_an_interval_or_is_not_stated() -> None:
+    share = edge_share(_table(2, (0.58, 0.556, 0.603), 1600))
+    assert share is not None and share["share"] == pytest.approx(0.063 / 0.08)
+    assert share["low"] < share["share"] < share["high"]
+    line = capture_line(_table(2, (0.58, 0.556, 0.603), 1600))
+    assert line is not None and "**79%** [" in line and "(1,600 games)" in line
+    # an edge inside its interval (54% of 100 games) gives no share, only the edges
+    line = capture_line(_table(2, (0.54, 0.443, 0.634), 100))
+    assert line is not None and "cannot be stated (point estimate 157%, no interval)" in line
+    line = capture_line(_table(4, (0.20, 0.105, 0.348), 40))
+    assert line is not None and "cannot be stated." in line and "in one seat" in line
+    assert capture_line({"players": 2, "pairs": []}) is None

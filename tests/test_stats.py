@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uno_env.stats import clustered_rate, wilson, wilson_counts
+from uno_env.stats import Z95, clustered_rate, ratio_interval, wilson, wilson_counts
 
 
 def test_wilson_known_values() -> None:
@@ -63,3 +63,16 @@ def test_bad_input_is_refused() -> None:
         wilson(1.5, 10)
     with pytest.raises(ValueError, match="successes must lie in"):
         wilson_counts(11, 10)
+
+
+def test_ratio_interval_fieller() -> None:
+    interval = ratio_interval(0.06, 0.01, 0.08, 0.01)
+    assert interval is not None
+    low, high = interval
+    assert low < 0.75 < high
+    for r in (low, high):  # the bounds solve (num - r·den)² = z²(num_se² + r²·den_se²)
+        assert (0.06 - r * 0.08) ** 2 == pytest.approx(Z95 ** 2 * (0.01 ** 2 + r * r * 0.01 ** 2))
+    assert ratio_interval(1.0, 0.0, 2.0, 0.0) == (0.5, 0.5)
+    # wider than the delta method's symmetric interval on the side of a small denominator
+    assert high - 0.75 > 0.75 - low
+    assert ratio_interval(0.06, 0.01, 0.02, 0.011) is None  # den within z·se of 0: unbounded

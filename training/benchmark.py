@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -26,11 +27,13 @@ from typing import Any
 import yaml
 
 ROOT_AGENTS = ("random", "rule", "ppo", "search")
-TABLE_KEYS = ("variant", "players", "options", "games", "search_games")  # the last two:
-# a table's own game counts (4 players: the search agent in three seats costs three times)
-KEYS = {"seed": int, "games": int, "search": str, "search_games": int, "max_steps": int,
-        "exploit_budget": int, "exploit_games": int, "exploit": dict, "out_dir": str,
-        "json": str, "markdown": str, "tables": list, "title": str}
+TABLE_KEYS = ("variant", "players", "options", "games", "search_games", "edge_games",
+              "exploit_budget")  # the last four: a table's own counts (4 players: the
+# search agent in three seats costs three times; edge_games: the search against rule)
+KEYS = {"seed": int, "games": int, "search": str, "search_games": int, "edge_games": int,
+        "max_steps": int, "exploit_budget": int, "exploit_games": int, "exploit": dict,
+        "out_dir": str, "json": str, "markdown": str, "tables": list, "title": str}
+OPTIONAL = ("exploit", "title", "edge_games")  # edge_games defaults to search_games
 
 
 def load_config(spec: str | Path) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def load_config(spec: str | Path) -> dict[str, Any]:
     if not isinstance(cfg, dict):
         raise ValueError(f"benchmark config {str(path)!r} must be a YAML mapping")
     unknown = sorted(set(cfg) - set(KEYS))
-    missing = sorted(k for k in KEYS if k not in cfg and k not in ("exploit", "title"))
+    missing = sorted(k for k in KEYS if k not in cfg and k not in OPTIONAL)
     if unknown or missing:
         raise ValueError(f"benchmark config {str(path)!r}: unknown keys {unknown}, missing "
                          f"keys {missing}; allowed: {', '.join(KEYS)}")
@@ -82,11 +85,12 @@ def agent_version(spec: str, variant: str, players: int, options: dict[str, Any]
 
 
 def _cell(path: Path, key: dict[str, Any], run: Any) -> dict[str, Any]:
-    """The cell stored at ``path`` when it was made with ``key``, else ``run()`` stored."""
+    """The cell stored at ``path`` when it was made with ``key`` (marked ``reused``), else
+    ``run()`` stored."""
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:
-            return dict(stored["result"])
+            return {**stored["result"], "reused": True}
     t0 = time.perf_counter()
     result = run()
     result["cell_seconds"] = round(time.perf_counter() - t0, 1)
@@ -94,7 +98,22 @@ def _cell(path: Path, key: dict[str, Any], run: Any) -> dict[str, Any]:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps({"key": key, "result": result}, indent=1), encoding="utf-8")
     tmp.replace(path)
-    return dict(result)
+    return {**result, "reused": False}
+
+
+def pair_games(cfg: dict[str, Any], table: dict[str, Any], a: str, b: str) -> int:
+    """Games of the pair ``a`` (one seat) against ``b``: ``games`` without the search agent,
+    ``edge_games`` for the search agent in one seat against ``rule`` (with 2 players either
+    order: the denominator of the PPO agent's share of the search's edge), ``search_games``
+    for the other pairs with it; rounded down to whole deals."""
+    n = int(table["players"])
+    group = 2 if n == 2 else n
+    kind = "games"
+    if "search" in (a, b):
+        edge = (a, b) == ("search", "rule") or (n == 2 and (b, a) == ("search", "rule"))
+        kind = "edge_games" if edge else "search_games"
+    games = int(table.get(kind, cfg.get(kind, table.get("search_games", cfg["search_games"]))))
+    return max(group, games // group * group)
 
 
 def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> dict[str, Any]:
@@ -109,7 +128,7 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
     name = f"{variant}_{n}p" + "".join(f"_{k}-{v}" for k, v in sorted(options.items()))
     folder = Path(cfg["out_dir"]) / "cells" / name
     seating = "alternate" if n == 2 else "one"
-    group = 2 if n == 2 else n
+    budget = int(table.get("exploit_budget", cfg["exploit_budget"]))
     present: dict[str, dict[str, Any]] = {}
     missing: dict[str, str] = {}
     for role, spec in agent_specs(cfg, variant).items():
@@ -121,10 +140,7 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
              and (n > 2 or ROOT_AGENTS.index(a) < ROOT_AGENTS.index(b))]
     cells = []
     for a, b in pairs:
-        search = "search" in (a, b)
-        kind = "search_games" if search else "games"
-        games = int(table.get(kind, cfg[kind]))
-        games = max(group, games // group * group)
+        games = pair_games(cfg, table, a, b)
         key = {"a": present[a], "b": present[b], "variant": variant, "players": n,
                "options": options, "games": games, "seed": cfg["seed"], "seating": seating,
                "max_steps": cfg["max_steps"]}
@@ -136,15 +152,15 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
         cells.append({"a": a, "b": b, **r})
     exploits = []
     for role in ("rule", "ppo"):
-        if role not in present or not cfg["exploit_budget"]:
+        if role not in present or not budget:
             continue
         key = {"agent": present[role], "variant": variant, "players": n, "options": options,
-               "budget": cfg["exploit_budget"], "games": cfg["exploit_games"],
+               "budget": budget, "games": cfg["exploit_games"],
                "seed": cfg["seed"], "learner": cfg.get("exploit", {}),
                "max_steps": cfg["max_steps"]}
-        log(f"{name}: exploiting {role}, budget {cfg['exploit_budget']:,}")
+        log(f"{name}: exploiting {role}, budget {budget:,}")
         r = _cell(folder / f"exploit-{role}.json", key, lambda role=role: exploit(
-            present[role]["spec"], int(cfg["exploit_budget"]), variant, n, options,
+            present[role]["spec"], budget, variant, n, options,
             seed=int(cfg["seed"]), eval_games=int(cfg["exploit_games"]),
             curve_games=max(1, int(cfg["exploit_games"]) // 4),
             ppo=dict(cfg.get("exploit", {})), max_steps=int(cfg["max_steps"])))
@@ -153,8 +169,18 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
             "env": find_variant(variant).env_name, "seating": seating,
             "games": int(table.get("games", cfg["games"])),
             "search_games": int(table.get("search_games", cfg["search_games"])),
-            "agents": present,
+            "edge_games": pair_games(cfg, table, "search", "rule"),
+            "exploit_budget": budget, "agents": present,
             "missing": missing, "pairs": cells, "exploit": exploits}
+
+
+def _load() -> list[float]:
+    """The machine's 1, 5 and 15-minute load averages (the page states them: the cells'
+    seconds depend on what else ran)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # not available on this platform
+        return []
 
 
 def _say(text: str) -> None:
@@ -185,6 +211,7 @@ def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:
         "games": cfg["games"], "search": cfg["search"], "search_games": cfg["search_games"],
         "max_steps": cfg["max_steps"], "exploit_budget": cfg["exploit_budget"],
         "exploit_games": cfg["exploit_games"], "tables_planned": len(cfg["tables"]),
+        "machine": {"cpus": os.cpu_count(), "load_start": _load(), "load_max": _load()},
         "tables": []}
     for key in ("json", "markdown"):
         Path(cfg[key]).parent.mkdir(parents=True, exist_ok=True)
@@ -192,7 +219,13 @@ def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:
         result["tables"].append(run_table(cfg, table, log))
         cells = [c for t in result["tables"] for c in t["pairs"] + t["exploit"]]
         result["cells_seconds"] = round(sum(c.get("cell_seconds", 0.0) for c in cells), 1)
+        result["reused_seconds"] = round(sum(c.get("cell_seconds", 0.0) for c in cells
+                                             if c.get("reused")), 1)
         result["run_seconds"] = round(time.perf_counter() - t0, 1)
+        machine = result["machine"]
+        machine["load_end"] = _load()
+        machine["load_max"] = [max(x, y) for x, y in zip(machine["load_max"],
+                                                          machine["load_end"], strict=True)]
         Path(cfg["json"]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         Path(cfg["markdown"]).write_text(markdown(result), encoding="utf-8")
     return result
@@ -214,7 +247,8 @@ def cmd_benchmark(a: argparse.Namespace) -> int:
         cfg.setdefault("overrides", []).append(item)
     r = run(cfg)
     print(f"wrote {cfg['json']} and {cfg['markdown']}: {len(r['tables'])} tables; the cells "
-          f"took {r['cells_seconds']:.0f}s to compute, this run {r['run_seconds']:.0f}s")
+          f"took {r['cells_seconds']:.0f}s to compute ({r['reused_seconds']:.0f}s of them "
+          f"stored by an earlier run), this run {r['run_seconds']:.0f}s")
     return 0
 
 

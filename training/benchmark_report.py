@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from uno_env.stats import Z95, ratio_interval
+
 ROLES = ("random", "rule", "ppo", "search")
 
 
@@ -41,14 +43,18 @@ def _agent_line(role: str, a: dict[str, Any]) -> str:
 
 
 def table_section(t: dict[str, Any], budget: int) -> list[str]:
+    budget = int(t.get("exploit_budget", budget))
     opts = ", ".join(f"{k}={v}" for k, v in sorted(t["options"].items())) or "default rules"
     lines = [f"## {t['variant']}, {t['players']} players", "",
              f"`{t['env']}`, {opts}; "
              + ("each deal played twice, seats swapped" if t["players"] == 2 else
                 f"the row agent in one seat, the column agent in the other "
                 f"{t['players'] - 1}, each deal played once per seat")
-             + f"; {t['games']:,} games per pair, {t['search_games']:,} with the search agent.",
-             ""]
+             + f"; {t['games']:,} games per pair, {t['search_games']:,} with the search agent"
+             + (f" ({t['edge_games']:,} for the search agent"
+                + (" in one seat" if t["players"] > 2 else "")
+                + " against `rule`)" if t.get("edge_games", t["search_games"])
+                != t["search_games"] else "") + ".", ""]
     roles = [r for r in ROLES if r in t["agents"]]
     lines += [_agent_line(r, t["agents"][r]) for r in roles]
     lines += [f"- {r}: none for this table ({t['missing'][r].split(';')[0]})"
@@ -64,31 +70,89 @@ def table_section(t: dict[str, Any], budget: int) -> list[str]:
             cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({e['games']:,})"
                          if e else "-")
         lines.append("| " + " | ".join(cells) + " |")
-    share = edge_share(t)
-    if share is not None:
-        lines += ["", f"The PPO agent captures **{100 * share:.0f}%** of the search agent's edge "
-                  f"over `rule` (edge: win rate against `rule` minus 1/{t['players']}; the "
-                  f"target is 75%)."]
-    return lines + [""]
+    share = capture_line(t)
+    return lines + (["", share] if share else []) + [""]
 
 
-def _rate(t: dict[str, Any], row: str, col: str) -> float | None:
-    found = _find(t, row, col)
-    return None if found is None else float(found[0]["agents"][found[1]]["win_rate"])
-
-
-def edge_share(t: dict[str, Any]) -> float | None:
-    """How much of the search agent's edge over ``rule`` the PPO agent has (None when
-    either was not measured or the search has no edge)."""
-    ppo, search = _rate(t, "ppo", "rule"), _rate(t, "search", "rule")
-    base = 1.0 / int(t["players"])
-    if ppo is None or search is None or search <= base:
+def _edge(t: dict[str, Any], row: str) -> tuple[float, float, int] | None:
+    """``row``'s edge over ``rule`` (win rate against it minus 1/players), its binomial
+    standard error and the games (None when not measured)."""
+    found = _find(t, row, "rule")
+    if found is None:
         return None
-    return (ppo - base) / (search - base)
+    c, i = found
+    r = c["agents"][i]  # the standard error from the Wilson interval (no 0 at 0% or 100%)
+    return (float(r["win_rate"]) - 1.0 / int(t["players"]),
+            (float(r["ci_high"]) - float(r["ci_low"])) / (2 * Z95), int(c["games"]))
+
+
+def edge_share(t: dict[str, Any]) -> dict[str, Any] | None:
+    """How much of the search agent's edge over ``rule`` the PPO agent has: the ratio of the
+    two edges and its 95% Fieller interval (``low``/``high`` None unless the search's edge
+    is positive beyond its 95% interval: a share of no edge means nothing); None when
+    either was not measured."""
+    ppo, search = _edge(t, "ppo"), _edge(t, "search")
+    if ppo is None or search is None:
+        return None
+    interval = ratio_interval(ppo[0], ppo[1], search[0], search[1]) \
+        if search[0] > Z95 * search[1] else None
+    return {"ppo_edge": ppo[0], "ppo_se": ppo[1], "ppo_games": ppo[2],
+            "search_edge": search[0], "search_se": search[1], "search_games": search[2],
+            "share": ppo[0] / search[0] if search[0] else None,
+            "low": interval[0] if interval else None,
+            "high": interval[1] if interval else None}
+
+
+def _pts(edge: float, se: float) -> str:
+    return f"{100 * edge:+.1f} ± {100 * Z95 * se:.1f} points"
+
+
+def capture_line(t: dict[str, Any]) -> str | None:
+    """The page's sentence on the PPO agent's share of the search agent's edge over rule."""
+    s = edge_share(t)
+    if s is None:
+        return None
+    seat = " in one seat" if t["players"] > 2 else ""
+    text = (f"Edges over `rule`{seat} (win rate against it minus 1/{t['players']}, 95%): "
+            f"PPO {_pts(s['ppo_edge'], s['ppo_se'])} ({s['ppo_games']:,} games), search "
+            f"{_pts(s['search_edge'], s['search_se'])} ({s['search_games']:,} games). ")
+    if s["low"] is None:
+        return text + ("The search agent's edge is not positive beyond its interval at "
+                       "these games, so the PPO agent's share of it (target: 75%, lower "
+                       "bound above 50%) cannot be stated" + (
+                           f" (point estimate {100 * s['share']:.0f}%, no interval)."
+                           if s["search_edge"] > 0 else "."))
+    met = s["share"] >= 0.75 and s["low"] > 0.5
+    return text + (f"The PPO agent captures **{100 * s['share']:.0f}%** [{100 * s['low']:.0f}%, "
+                   f"{100 * s['high']:.0f}%] (95% Fieller interval) of the search agent's "
+                   f"edge; target 75% with the lower bound above 50%: "
+                   f"{'met' if met else 'not met'}.")
+
+
+def timing(result: dict[str, Any]) -> str:
+    """How long the table took and how busy the machine was (the seconds depend on it)."""
+    cells, reused = result["cells_seconds"] / 60, result.get("reused_seconds", 0.0) / 60
+    text = f"The cells took {cells:.1f} minutes to compute"
+    if reused:
+        text += (f" ({reused:.1f} of them by an earlier run of the same cells, reused; this "
+                 f"run computed the other {cells - reused:.1f} in "
+                 f"{result['run_seconds'] / 60:.1f} minutes of wall time)")
+    else:
+        text += f" ({result['run_seconds'] / 60:.1f} minutes of wall time)"
+    machine = result.get("machine", {})
+    if machine.get("load_start"):
+        text += (f", on one core of a {machine['cpus']}-CPU machine shared with other work: "
+                 f"load average (1, 5, 15 minutes) {_loads(machine['load_start'])} at the "
+                 f"start, {_loads(machine['load_end'])} at the end, highest after a table "
+                 f"{_loads(machine['load_max'])}")
+    return text + "."
+
+
+def _loads(values: list[float]) -> str:
+    return " / ".join(f"{v:.2f}" for v in values)
 
 
 def markdown(result: dict[str, Any]) -> str:
-    minutes = result["cells_seconds"] / 60
     command = " ".join(["uno-env benchmark", result["config"],
                         *(f"--set {x}" for x in result["overrides"])])
     done = len(result["tables"])
@@ -100,15 +164,16 @@ def markdown(result: dict[str, Any]) -> str:
           if done < result["tables_planned"] else []),
         f"Generated by `{command}` on {result['date']} "
         f"(uno-env {result['uno_env']}, commit {result['commit'] or 'unknown'}), seed "
-        f"{result['seed']}; the JSON with every figure is beside this page's source. The "
-        f"cells took {minutes:.1f} minutes to compute on this machine.", "",
+        f"{result['seed']}; the JSON with every figure is beside this page's source. "
+        + timing(result), "",
         f"Each cell is the row agent's win rate against the column agent with its 95% Wilson "
         f"interval and, in brackets, the games: {result['games']:,} per pair on the "
         f"compiled batch engine (`random`, `rule`, `ppo:`), {result['search_games']:,} per "
         f"pair with the search agent (`{result['search']}`, Python loop); games stop after "
         f"{result['max_steps']:,} decisions (no winner). "
         + (f"The last column is the approximate exploitability: a fresh MaskablePPO learner "
-           f"trained for {result['exploit_budget']:,} decisions against the agent alone "
+           f"trained for the budget in the column's heading (learner decisions) against the "
+           f"agent alone "
            f"(`uno-env exploit`), then its win rate against it over "
            f"{result['exploit_games']:,} games (an agent nobody can exploit holds it to "
            f"1/players). " if result["exploit_budget"] else

@@ -63,3 +63,18 @@ def clustered_rate(clusters: Sequence[tuple[int, int]]) -> tuple[float, float, f
         return p, se, p, p
     lo, hi = wilson(p, n_eff)
     return p, se, lo, hi
+
+
+def ratio_interval(num: float, num_se: float, den: float, den_se: float, z: float = Z95
+                   ) -> tuple[float, float] | None:
+    """Fieller's interval for ``num / den`` from two independent estimates with standard
+    errors; ``None`` when ``den`` is not distinguished from 0 at this level (``|den| <=
+    z·den_se``: the set of ratios the data allow is then unbounded, so no interval is
+    stated). Solves ``(num - r·den)² = z²(num_se² + r²·den_se²)`` for ``r``."""
+    a = den * den - z * z * den_se * den_se
+    if a <= 0.0:
+        return None
+    b = num * den
+    c = num * num - z * z * num_se * num_se
+    root = math.sqrt(max(0.0, b * b - a * c))
+    return (b - root) / a, (b + root) / a
