@@ -256,7 +256,8 @@ def pick_shipped(variant: str, num_players: int, options: dict[str, Any]) -> Pat
     if not files:
         raise FileNotFoundError(
             f"no checkpoint is shipped for {variant} with {num_players} players (looked for "
-            f"{shipped_checkpoint(variant, num_players)}); shipped: {shipped_catalogue()}")
+            f"{shipped_checkpoint(variant, num_players).name} among the package's checkpoints); "
+            f"shipped: {shipped_catalogue()}")
     for _, path in files:
         _, payload = load_policy(path)
         if all(table.get(k) == v for k, v in trained_rules(payload).items()):
@@ -300,5 +301,6 @@ def checkpoint_path(spec_rest: str, num_players: int = 2,
     if not files:
         raise FileNotFoundError(
             f"no checkpoint is shipped for {variant} with {n} players (looked for "
-            f"{shipped_checkpoint(variant, n)}); shipped: {shipped_catalogue()}")
+            f"{shipped_checkpoint(variant, n).name} among the package's checkpoints); "
+            f"shipped: {shipped_catalogue()}")
     return files[0][1]

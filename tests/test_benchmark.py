@@ -127,3 +127,15 @@ def test_the_ppo_agent_s_share_of_the_search_s_edge_has_an_interval_or_is_not_st
     line = capture_line(_table(4, (0.20, 0.105, 0.348), 40))
     assert line is not None and "cannot be stated." in line and "in one seat" in line
     assert capture_line({"players": 2, "pairs": []}) is None
+
+
+def test_the_committed_page_is_generated_from_the_committed_json() -> None:
+    """docs/benchmark-results.md is exactly what the report writes from the JSON beside it (a
+    hand edit or a stale page fails here), and names no machine's absolute path."""
+    from uno_env.training.benchmark_report import markdown
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    page = (docs / "benchmark-results.md").read_text(encoding="utf-8")
+    result = json.loads((docs / "benchmark-results.json").read_text(encoding="utf-8"))
+    assert markdown(result) == page, "stale page: rerun `uno-env benchmark` (it resumes)"
+    assert "/work/" not in page and "/home/" not in page

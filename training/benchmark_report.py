@@ -168,14 +168,14 @@ def markdown(result: dict[str, Any]) -> str:
         + timing(result), "",
         f"Each cell is the row agent's win rate against the column agent with its 95% Wilson "
         f"interval and, in brackets, the games: {result['games']:,} per pair on the "
-        f"compiled batch engine (`random`, `rule`, `ppo:`), {result['search_games']:,} per "
-        f"pair with the search agent (`{result['search']}`, Python loop); games stop after "
+        f"compiled batch engine (`random`, `rule`, `ppo:`), fewer with the search agent "
+        f"(`{result['search']}`, Python loop; each table says how many); games stop after "
         f"{result['max_steps']:,} decisions (no winner). "
         + (f"The last column is the approximate exploitability: a fresh MaskablePPO learner "
            f"trained for the budget in the column's heading (learner decisions) against the "
            f"agent alone "
-           f"(`uno-env exploit`), then its win rate against it over "
-           f"{result['exploit_games']:,} games (an agent nobody can exploit holds it to "
+           f"(`uno-env exploit`), then its win rate against it over at least "
+           f"{result['exploit_games']:,} games (whole batches of them; an agent nobody can exploit holds it to "
            f"1/players). " if result["exploit_budget"] else
            "Exploitability was not measured in this run (`exploit_budget: 0`). ")
         + "A table without a PPO agent trained for it says so.", ""]
