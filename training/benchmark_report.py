@@ -175,8 +175,8 @@ def markdown(result: dict[str, Any]) -> str:
            f"trained for the budget in the column's heading (learner decisions) against the "
            f"agent alone "
            f"(`uno-env exploit`), then its win rate against it over at least "
-           f"{result['exploit_games']:,} games (whole batches of them; an agent nobody can exploit holds it to "
-           f"1/players). " if result["exploit_budget"] else
+           f"{result['exploit_games']:,} games (whole batches of them; an agent nobody can "
+           f"exploit holds it to 1/players). " if result["exploit_budget"] else
            "Exploitability was not measured in this run (`exploit_budget: 0`). ")
         + "A table without a PPO agent trained for it says so.", ""]
     for t in result["tables"]:
