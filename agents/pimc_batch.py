@@ -77,10 +77,10 @@ class Samples(Sequence[State]):
     ``PolicyPIMC.decide``; :class:`BatchPIMC` copies the rows themselves."""
 
     def __init__(self, det: Determinizer, batch: Batch, count: int) -> None:
-        self.det, self.batch, self.count = det, batch, count
+        self.det, self.batch, self._n = det, batch, count
 
     def __len__(self) -> int:
-        return self.count
+        return self._n
 
     @overload
     def __getitem__(self, j: int) -> State: ...
@@ -88,13 +88,13 @@ class Samples(Sequence[State]):
     def __getitem__(self, j: slice) -> list[State]: ...
     def __getitem__(self, j: int | slice) -> State | list[State]:
         if isinstance(j, slice):
-            return [self[k] for k in range(*j.indices(self.count))]
-        if not -self.count <= j < self.count:
-            raise IndexError(f"sample {j} of {self.count}")
-        return self.det.to_state(self.batch, j % self.count)
+            return [self[k] for k in range(*j.indices(self._n))]
+        if not -self._n <= j < self._n:
+            raise IndexError(f"sample {j} of {self._n}")
+        return self.det.to_state(self.batch, j % self._n)
 
     def __iter__(self) -> Iterator[State]:
-        return (self[j] for j in range(self.count))
+        return (self[j] for j in range(self._n))
 
 
 @cache
@@ -112,7 +112,7 @@ def _draw_compiled(game: Game, obs: np.ndarray, mask: np.ndarray, rng: random.Ra
     mt, mti = generators([rng])
     seeds = np.zeros(count, np.uint64)
     det.fill(batch, np.arange(count), obs, mask, mt, mti, of=np.zeros(count, np.int64),
-             gen=np.zeros(count, np.int64), recall=[recall], avoid=[known.get("avoid")],
+             gen=np.zeros(count, np.int64), recall=[recall], avoid=[known.get("avoid", ())],
              must=[known.get("must")], seeds=seeds)
     load_generator(rng, mt, mti, 0)
     return Samples(det, batch, count), [int(x) for x in seeds]
