@@ -32,7 +32,7 @@ from uno_env.agents.policy_pimc import CAP, OPPONENTS, best_action, greedy_polic
 from uno_env.batch.convert import from_state
 from uno_env.batch.determinize import Determinizer, generators, load_generator
 from uno_env.batch.layout import Batch
-from uno_env.batch.netplay import PolicyBranches
+from uno_env.batch.netplay import Policy, PolicyBranches
 from uno_env.batch.rollout import branch
 from uno_env.cards import WILD
 from uno_env.determinize import Recall, determinize, observation_layout
@@ -189,27 +189,43 @@ class SearchResult(NamedTuple):
     wins: np.ndarray
 
 
+STAGE = 256  # spare rows holding compiled samples, copied in by the slice
+
+
 class _Rows(PolicyBranches):
-    """:class:`PolicyBranches` whose rows hold branches of many positions."""
+    """:class:`PolicyBranches` whose rows hold branches of many positions: ``rows``
+    playout rows, then :data:`STAGE` spare rows that samples are branched from."""
+
+    def __init__(self, variant: str, num_players: int, policy: Policy, rows: int,
+                 **kw: Any) -> None:
+        super().__init__(variant, num_players, policy, rows=rows + STAGE - 1, **kw)
+        self.limit = rows
+        self._staged: tuple[Batch | None, int, int] = (None, 0, 0)  # batch, its rows lo-hi
 
     def queue(self, state: State | tuple[Batch, int], seed: int, actions: np.ndarray) -> int:
         """Branch ``state`` (a Python ``State`` or row ``j`` of a batch of this table,
         ``(batch, j)``) on ``actions`` at the next free rows; their first row."""
         lo = self._lo
         if isinstance(state, State):
-            from_state(self._s, self._t, state, self.rows)
+            src = self.limit
+            from_state(self._s, self._t, state, src)
+            self._staged = (None, 0, 0)
         else:
-            src, j = state
-            for dst, arr in zip(self._s, src, strict=True):
-                dst[self.rows] = arr[j]
+            batch, j = state
+            held, first, end = self._staged
+            if held is not batch or not first <= j < end:  # the next STAGE rows, at once
+                first, end = j, min(j + STAGE, len(batch.S))
+                for dst, arr in zip(self._s, batch, strict=True):
+                    dst[self.limit:self.limit + end - first] = arr[first:end]
+                self._staged = (batch, first, end)
+            src = self.limit + j - first
         self._seed[0] = seed
-        branch(self._s, self._t, self.rows, lo, actions, 1, self._seed, self._rng,
-               self._starts)
+        branch(self._s, self._t, src, lo, actions, 1, self._seed, self._rng, self._starts)
         self._lo += len(actions)
         return lo
 
     def room_for(self, n: int) -> bool:
-        return self._lo + n <= self.rows
+        return self._lo + n <= self.limit
 
     def play(self) -> np.ndarray:
         """Play the queued rows out; seat 0's share per row (a new array)."""
@@ -250,7 +266,7 @@ class BatchPIMC:
     def search(self, positions: Sequence[Position]) -> list[SearchResult]:
         """Search every position; one result per position, in order."""
         for i, p in enumerate(positions):
-            _check(i, p, self.num_actions, self.rows.rows)
+            _check(i, p, self.num_actions, self.rows.limit)
         wins = [np.zeros((len(p.states), len(p.legal))) for p in positions]
         queued: list[tuple[int, int, int]] = []  # position, sample, first row
         for i, p in enumerate(positions):
