@@ -66,7 +66,7 @@ def _seed_all(mt: np.ndarray, mti: np.ndarray, seeds: np.ndarray) -> None:
 def load_generator(rng: random.Random, mt: np.ndarray, mti: np.ndarray, k: int) -> None:
     """Set ``rng`` to the state of generator ``k`` (the inverse of :func:`generators`)."""
     version, _, _ = rng.getstate()
-    rng.setstate((version, tuple(int(x) for x in mt[k]) + (int(mti[k]),), None))
+    rng.setstate((version, (*mt[k].tolist(), int(mti[k])), None))
 
 
 def det_tables(game: Game) -> DetTables:
