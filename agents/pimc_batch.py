@@ -59,7 +59,9 @@ def draw_samples(game: Game, obs: np.ndarray, mask: np.ndarray, rng: random.Rand
     Python ``State``s when read); otherwise, and for a ``random.Random`` subclass (its
     draws may not be the MT19937 words the kernel replays), the Python
     :func:`~uno_env.determinize.determinize` draws a list of ``State``s. Both give the same
-    samples and seeds from the same generator state (``tests/test_pimc_batch.py``)."""
+    samples and seeds from the same generator state (``tests/test_pimc_batch_samples.py``).
+    A variant the batch engine has no kernels for is refused by the compiled path with the
+    batch engine's error, as :class:`BatchPIMC` itself refuses it."""
     if compiled and type(rng) is random.Random:
         return _draw_compiled(game, obs, mask, rng, count, recall, known or {})
     states: list[State] = []
