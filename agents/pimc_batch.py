@@ -11,22 +11,28 @@ It is the same search position by position: each branch is a row that depends on
 sample, seed and action (common random numbers within a sample, as in ``PolicyPIMC``), the
 move is :func:`~uno_env.agents.policy_pimc.best_action` of the same playouts, and
 ``tests/test_pimc_batch.py`` checks that q, visits and the move equal ``PolicyPIMC``'s on the
-same samples and seeds. Where the samples come from is :func:`draw_samples` alone (the Python
-:func:`~uno_env.determinize.determinize` today).
+same samples and seeds. Where the samples come from is :func:`draw_samples` alone: the
+compiled :class:`~uno_env.batch.determinize.Determinizer`, its rows copied straight into the
+playout rows (no Python ``State`` per sample), or the Python
+:func:`~uno_env.determinize.determinize` where the compiled one cannot draw (see there);
+both give the same samples and seeds from the same generator.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from functools import cache
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
 from uno_env.agents.policy_pimc import CAP, OPPONENTS, best_action, greedy_policy
 from uno_env.batch.convert import from_state
-from uno_env.batch.netplay import PolicyBranches
+from uno_env.batch.determinize import Determinizer, generators, load_generator
+from uno_env.batch.layout import Batch
+from uno_env.batch.netplay import Policy, PolicyBranches
 from uno_env.batch.rollout import branch
 from uno_env.cards import WILD
 from uno_env.determinize import Recall, determinize, observation_layout
@@ -40,11 +46,24 @@ ROWS = 16384  # playouts side by side, across positions (PolicyPIMC: 1024 for on
 
 def draw_samples(game: Game, obs: np.ndarray, mask: np.ndarray, rng: random.Random,
                  count: int, recall: Recall | None = None,
-                 known: dict[str, Any] | None = None) -> tuple[list[State], list[int]]:
+                 known: dict[str, Any] | None = None,
+                 compiled: bool = True) -> tuple[Sequence[State], list[int]]:
     """``count`` determinizations of the searching seat's position (seat 0 of each) and the
     seed of each sample's playouts, drawn from ``rng`` in the order ``ISMCTSAgent`` draws
-    them (a sample, then its seed). The one place where samples are made: a compiled
-    determinizer replaces this function, not its callers."""
+    them (a sample, then its seed), ``rng`` left where that leaves it. The one place where
+    samples are made.
+
+    With ``compiled`` (the default) and a plain ``random.Random``, the compiled
+    :class:`~uno_env.batch.determinize.Determinizer` draws them into batch rows
+    (:class:`Samples`, which :class:`BatchPIMC` copies into its playout rows and which gives
+    Python ``State``s when read); otherwise, and for a ``random.Random`` subclass (its
+    draws may not be the MT19937 words the kernel replays), the Python
+    :func:`~uno_env.determinize.determinize` draws a list of ``State``s. Both give the same
+    samples and seeds from the same generator state (``tests/test_pimc_batch_samples.py``).
+    A variant the batch engine has no kernels for is refused by the compiled path with the
+    batch engine's error, as :class:`BatchPIMC` itself refuses it."""
+    if compiled and type(rng) is random.Random:
+        return _draw_compiled(game, obs, mask, rng, count, recall, known or {})
     states: list[State] = []
     seeds: list[int] = []
     for _ in range(count):
@@ -52,6 +71,53 @@ def draw_samples(game: Game, obs: np.ndarray, mask: np.ndarray, rng: random.Rand
                                   **(known or {})))
         seeds.append(rng.getrandbits(64))
     return states, seeds
+
+
+class Samples(Sequence[State]):
+    """Samples drawn by the compiled determinizer: row ``j`` of ``batch`` is sample ``j``.
+    Read as a sequence it gives Python ``State``s (``Determinizer.to_state``), e.g. for
+    ``PolicyPIMC.decide``; :class:`BatchPIMC` copies the rows themselves."""
+
+    def __init__(self, det: Determinizer, batch: Batch, count: int) -> None:
+        self.det, self.batch, self._n = det, batch, count
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, j: int) -> State: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[State]: ...
+    def __getitem__(self, j: int | slice) -> State | list[State]:
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(self._n))]
+        if not -self._n <= j < self._n:
+            raise IndexError(f"sample {j} of {self._n}")
+        return self.det.to_state(self.batch, j % self._n)
+
+    def __iter__(self) -> Iterator[State]:
+        return (self[j] for j in range(self._n))
+
+
+@cache
+def _determinizer(variant: str, players: int, options: tuple[tuple[str, Any], ...]
+                  ) -> Determinizer:
+    return Determinizer(variant, players, **dict(options))
+
+
+def _draw_compiled(game: Game, obs: np.ndarray, mask: np.ndarray, rng: random.Random,
+                   count: int, recall: Recall | None, known: dict[str, Any]
+                   ) -> tuple[Samples, list[int]]:
+    det = _determinizer(game.variant.name, game.num_players,
+                        tuple(sorted(game.options.items())))
+    batch = det.allocate(count)
+    mt, mti = generators([rng])
+    seeds = np.zeros(count, np.uint64)
+    det.fill(batch, np.arange(count), obs, mask, mt, mti, of=np.zeros(count, np.int64),
+             gen=np.zeros(count, np.int64), recall=[recall], avoid=[known.get("avoid", ())],
+             must=[known.get("must")], seeds=seeds)
+    load_generator(rng, mt, mti, 0)
+    return Samples(det, batch, count), [int(x) for x in seeds]
 
 
 def search_actions(game: Game, mask: np.ndarray) -> list[int]:
@@ -125,21 +191,43 @@ class SearchResult(NamedTuple):
     wins: np.ndarray
 
 
-class _Rows(PolicyBranches):
-    """:class:`PolicyBranches` whose rows hold branches of many positions."""
+STAGE = 256  # spare rows holding compiled samples, copied in by the slice
 
-    def queue(self, state: State, seed: int, actions: np.ndarray) -> int:
-        """Branch ``state`` on ``actions`` at the next free rows; their first row."""
+
+class _Rows(PolicyBranches):
+    """:class:`PolicyBranches` whose rows hold branches of many positions: ``rows``
+    playout rows, then :data:`STAGE` spare rows that samples are branched from."""
+
+    def __init__(self, variant: str, num_players: int, policy: Policy, rows: int,
+                 **kw: Any) -> None:
+        super().__init__(variant, num_players, policy, rows=rows + STAGE - 1, **kw)
+        self.limit = rows
+        self._staged: tuple[Batch | None, int, int] = (None, 0, 0)  # batch, its rows lo-hi
+
+    def queue(self, state: State | tuple[Batch, int], seed: int, actions: np.ndarray) -> int:
+        """Branch ``state`` (a Python ``State`` or row ``j`` of a batch of this table,
+        ``(batch, j)``) on ``actions`` at the next free rows; their first row."""
         lo = self._lo
-        from_state(self._s, self._t, state, self.rows)
+        if isinstance(state, State):
+            src = self.limit
+            from_state(self._s, self._t, state, src)
+            self._staged = (None, 0, 0)
+        else:
+            batch, j = state
+            held, first, end = self._staged
+            if held is not batch or not first <= j < end:  # the next STAGE rows, at once
+                first, end = j, min(j + STAGE, len(batch.S))
+                for dst, arr in zip(self._s, batch, strict=True):
+                    dst[self.limit:self.limit + end - first] = arr[first:end]
+                self._staged = (batch, first, end)
+            src = self.limit + j - first
         self._seed[0] = seed
-        branch(self._s, self._t, self.rows, lo, actions, 1, self._seed, self._rng,
-               self._starts)
+        branch(self._s, self._t, src, lo, actions, 1, self._seed, self._rng, self._starts)
         self._lo += len(actions)
         return lo
 
     def room_for(self, n: int) -> bool:
-        return self._lo + n <= self.rows
+        return self._lo + n <= self.limit
 
     def play(self) -> np.ndarray:
         """Play the queued rows out; seat 0's share per row (a new array)."""
@@ -180,12 +268,14 @@ class BatchPIMC:
     def search(self, positions: Sequence[Position]) -> list[SearchResult]:
         """Search every position; one result per position, in order."""
         for i, p in enumerate(positions):
-            _check(i, p, self.num_actions, self.rows.rows)
+            _check(i, p, self.num_actions, self.rows.limit)
         wins = [np.zeros((len(p.states), len(p.legal))) for p in positions]
         queued: list[tuple[int, int, int]] = []  # position, sample, first row
         for i, p in enumerate(positions):
             acts = np.asarray(p.legal, np.int64)
-            for j, (state, seed) in enumerate(zip(p.states, p.seeds, strict=True)):
+            rows = self._rows_of(p.states)
+            for j, seed in enumerate(p.seeds):
+                state = p.states[j] if rows is None else (rows, j)
                 if self.rows.room_for(len(acts)):
                     queued.append((i, j, self.rows.queue(state, seed, acts)))
                     continue
@@ -205,6 +295,18 @@ class BatchPIMC:
             move = legal[best_action(w, legal.index(first), self.z)]
             out.append(SearchResult(int(move), q, visits, first, w))
         return out
+
+    def _rows_of(self, states: Sequence[State]) -> Batch | None:
+        """The batch whose rows are the samples (compiled :class:`Samples` of this table),
+        copied row to row; ``None``: load each ``State`` (Python samples)."""
+        if not isinstance(states, Samples):
+            return None
+        g, mine = states.det.game, self.game
+        if (g.variant.name, g.num_players, g.options) != (
+                mine.variant.name, mine.num_players, mine.options):
+            raise ValueError("the samples were drawn for another table (variant, players "
+                             "or rule options differ from the search's)")
+        return states.batch
 
     def _play(self, queued: list[tuple[int, int, int]], wins: list[np.ndarray]) -> None:
         if not queued:

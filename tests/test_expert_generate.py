@@ -127,3 +127,12 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
     with pytest.raises(ValueError, match="another run.*network"):
         G.generate(other, tmp_path, 1, searcher=BatchPIMC(Game("classic", 2), {}, other, rows=8),
                    **{**RUN, "chunk": 1})
+
+
+def test_progress_is_reported_after_each_chunk(tmp_path):
+    seen: list[tuple[int, int]] = []
+    g = _run(tmp_path, games=3, play="network", progress=lambda *a: seen.append(a))
+    assert [games for games, _ in seen] == [2, 3] and seen[-1][1] == g.labels > 0
+    again: list[tuple[int, int]] = []
+    _run(tmp_path, games=3, play="network", progress=lambda *a: again.append(a))
+    assert again == seen  # a resumed run counts the chunks it skips

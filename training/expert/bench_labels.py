@@ -1,11 +1,14 @@
-"""Labels per second: one search at a time (``PolicyPIMC.decide``) against the batched search
-(``BatchPIMC``), on the same positions with the same samples, side by side in one run.
+"""Labels per second: one search at a time (``PolicyPIMC.decide`` on the Python
+determinization, as the search agent plays) against the batched search (``BatchPIMC``, with
+the Python and with the compiled determinization), on the same positions with the same
+samples, side by side in one run.
 
 ``python -m uno_env.training.expert.bench_labels [--positions 48] [--samples 16]
-[--threads 1] [--profile]``. Both sides pay for their determinizations (:func:`draw_samples`), their
-searches and the network's probabilities at each position; the printed ratio is
-seconds one at a time / seconds batched. ``--profile`` runs the batched side again under
-cProfile and prints where its time goes (determinization, network forward, kernels).
+[--threads 1] [--profile]``. Every side pays for its determinizations (:func:`draw_samples`),
+its searches and the network's probabilities at each position; the printed ratios are
+seconds one at a time / seconds batched. ``--profile`` runs the one-at-a-time and the
+compiled batched sides again under cProfile and prints where their time goes
+(determinization, network forward, kernels).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from uno_env.rules.game import Game
 # where the batched search's time goes: profile entries whose file:function contains a key
 PARTS = {"determinization": ("determinize.py",), "network forward": ("policy.py:110(forward)",),
          "playout kernels": ("advance_kernel", "apply_kernel"),
-         "loading samples into rows": ("from_state", "branch")}
+         "loading samples into rows": ("(queue)",)}
 
 
 def positions(game: Game, net: Any, count: int, seed: int) -> list[tuple[Any, ...]]:
@@ -65,9 +68,11 @@ def positions(game: Game, net: Any, count: int, seed: int) -> list[tuple[Any, ..
     return out
 
 
-def _sampled(game: Game, p: tuple[Any, ...], samples: int, k: int) -> Position:
+def _sampled(game: Game, p: tuple[Any, ...], samples: int, k: int,
+             compiled: bool) -> Position:
     obs, mask, legal, recall, known = p
-    states, seeds = draw_samples(game, obs, mask, random.Random(k), samples, recall, known)
+    states, seeds = draw_samples(game, obs, mask, random.Random(k), samples, recall, known,
+                                 compiled=compiled)
     return Position(obs, mask, legal, states, seeds)
 
 
@@ -77,17 +82,17 @@ def one_at_a_time(game: Game, net: Any, pos: list[tuple[Any, ...]], samples: int
     began = time.perf_counter()
     moves = []
     for k, p in enumerate(pos):
-        q = _sampled(game, p, samples, k)
+        q = _sampled(game, p, samples, k, False)
         moves.append(one.decide(q.obs, q.mask, q.legal, iter(q.states), iter(q.seeds), None))
         one.branches.results()
         search.policy(q.obs[None], q.mask[None])
     return time.perf_counter() - began, moves
 
 
-def batched(game: Game, pos: list[tuple[Any, ...]], samples: int,
-            search: BatchPIMC) -> tuple[float, list[int]]:
+def batched(game: Game, pos: list[tuple[Any, ...]], samples: int, search: BatchPIMC,
+            compiled: bool = True) -> tuple[float, list[int]]:
     began = time.perf_counter()
-    todo = [_sampled(game, p, samples, k) for k, p in enumerate(pos)]
+    todo = [_sampled(game, p, samples, k, compiled) for k, p in enumerate(pos)]
     results = search.search(todo)
     search.policy(np.stack([q.obs for q in todo]), np.stack([q.mask for q in todo]))
     return time.perf_counter() - began, [r.move for r in results]
@@ -130,14 +135,17 @@ def main(argv: list[str] | None = None) -> None:
     pos = positions(game, net, a.positions, a.seed)
     batched(game, pos[:2], 2, search)  # warm up (compiled kernels load)
     t_one, m_one = one_at_a_time(game, net, pos, a.samples, search)
+    t_py, m_py = batched(game, pos, a.samples, search, compiled=False)
     t_batch, m_batch = batched(game, pos, a.samples, search)
     n = len(pos)
     print(f"{a.variant} {a.players}p, prior {a.prior}, {n} positions x {a.samples} samples "
           f"(every legal action on each), {a.threads} torch thread(s)")
     print(f"one search at a time (PolicyPIMC.decide): {t_one:8.2f} s  {n / t_one:8.2f} labels/s")
-    print(f"batched (BatchPIMC.search)             : {t_batch:8.2f} s  "
-          f"{n / t_batch:8.2f} labels/s")
-    print(f"ratio: x{t_one / t_batch:.2f}   same moves: {m_one == m_batch}")
+    print(f"batched, Python determinization        : {t_py:8.2f} s  {n / t_py:8.2f} labels/s"
+          f"  x{t_one / t_py:.2f}")
+    print(f"batched, compiled determinization      : {t_batch:8.2f} s  "
+          f"{n / t_batch:8.2f} labels/s  x{t_one / t_batch:.2f}")
+    print(f"same moves: {m_one == m_py == m_batch}")
     if a.profile:
         _profile("one at a time", one_at_a_time, game, net, pos, a.samples, search)
         _profile("batched", batched, game, pos, a.samples, search)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,12 +89,15 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
              play: str = "search", seed: int = 0, iteration: int = 0, chunk: int = 256,
              parallel: int | None = None, opponent: str = "prior", z: float = 1.5,
              rows: int = ROWS, max_steps: int | None = DEFAULT_MAX_STEPS,
-             searcher: BatchPIMC | None = None) -> Generation:
+             searcher: BatchPIMC | None = None,
+             progress: Callable[[int, int], None] | None = None) -> Generation:
     """Play ``games`` games of the learner (``net`` deciding through the search) against
     ``rule``; labels go to the store in ``out`` (``None``: none are kept, e.g. to measure the
     win rate alone). ``samples`` determinizations per searched position; ``opponent``, ``z``
     as in :class:`~uno_env.agents.policy_pimc.PolicyPIMC`; ``searcher`` reuses a
-    :class:`BatchPIMC` built for this table."""
+    :class:`BatchPIMC` built for this table. ``progress(games, labels)``, if given, is
+    called after each chunk (a resumed one too) with the games and labels so far, e.g. to
+    move a progress bar."""
     options = dict(options or {})
     for name, v, least in (("games", games, 1), ("samples", samples, 1), ("chunk", chunk, 1),
                          ("parallel", 1 if parallel is None else parallel, 1),
@@ -130,6 +134,8 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
             c = store.chunks[k]
             total_games, total_wins = total_games + c["games"], total_wins + c["wins"]
             total_labels += c["labels"]
+            if progress is not None:
+                progress(total_games, total_labels)
             continue
         part = _play_chunk(env, search, game, k * chunk, n, int(samples), play,
                            derive_seed(int(seed), int(iteration), k))
@@ -140,6 +146,8 @@ def generate(net: Any, out: str | Path | None, games: int, *, variant: str = "cl
         if store is not None:
             store.write(k, labels, {"games": part.games, "wins": part.wins,
                                     "truncated": part.truncated})
+        if progress is not None:
+            progress(total_games, total_labels)
     low, high = wilson_counts(total_wins, total_games)
     return Generation(total_games, total_wins, total_wins / total_games, low, high,
                       total_labels, time.perf_counter() - began, searched, play)

@@ -50,7 +50,7 @@ def prior_file(cfg: ExpertConfig) -> Path:
 
 # generate()'s arguments the loop sets itself (the others may be given in ``generate:``)
 GENERATE_OWNED = ("net", "out", "games", "variant", "players", "options", "seed",
-                  "iteration", "searcher")
+                  "iteration", "searcher", "progress")
 
 
 def check_generate_keys(keys: dict[str, Any]) -> None:
@@ -99,12 +99,25 @@ class ExpertLoop:
     # --- phases --------------------------------------------------------------------------
     def generate(self, it: int) -> dict[str, Any]:
         """Label games with iteration ``it - 1``'s network (resumes by chunk)."""
+        from tqdm import tqdm
+
         from uno_env.training.expert.generate import generate
 
         cfg = self.cfg
-        r = generate(load_policy(self.policy(it - 1))[0], self.dir(it) / "labels", cfg.games,
-                     variant=cfg.variant, players=cfg.num_players, options=cfg.options,
-                     seed=cfg.seed, iteration=it, **cfg.generate)
+        bar = tqdm(total=cfg.games, unit="game", disable=not cfg.progress, leave=False,
+                   dynamic_ncols=True, file=sys.stderr, desc=f"iteration {it} labels")
+
+        def moved(games: int, labels: int) -> None:  # after each chunk of games
+            bar.update(games - bar.n)
+            bar.set_postfix(labels=labels, refresh=False)
+
+        try:
+            r = generate(load_policy(self.policy(it - 1))[0], self.dir(it) / "labels",
+                         cfg.games, variant=cfg.variant, players=cfg.num_players,
+                         options=cfg.options, seed=cfg.seed, iteration=it, progress=moved,
+                         **cfg.generate)
+        finally:
+            bar.close()
         return dataclasses.asdict(r)
 
     def search_eval(self, it: int) -> dict[str, Any] | None:

@@ -94,10 +94,12 @@ def fill_rows(s: Batch, t: Tables, dt: DetTables, rows: np.ndarray, pos_of: np.n
               gen_of: np.ndarray, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray,
               mt: np.ndarray, mti: np.ndarray, rec_action: np.ndarray, rec_color: np.ndarray,
               avoid: np.ndarray, allowed: np.ndarray, navoid: np.ndarray, must: np.ndarray,
-              status: np.ndarray) -> None:
+              status: np.ndarray, seeds: np.ndarray) -> None:
     """Row ``rows[j]`` of ``s``: a determinization of position ``pos_of[j]`` drawn with
     generator ``gen_of[j]`` (``mt[g, 0]``, ``mti[g, 0]``; rows sharing one draw from it in
-    row order); ``status[j]`` OK or why none fits."""
+    row order); ``status[j]`` OK or why none fits. With ``seeds`` of one entry per row,
+    ``seeds[j]`` is the generator's next ``getrandbits(64)`` after row ``j`` (a search's
+    playout seed, drawn after its sample as ``ISMCTSAgent`` draws it); empty: none."""
     n, nf, nc, na = t.n, t.nf, t.nc, t.na
     ft = t.ft
     at = ft[T.FT_OBS_AT]
@@ -213,6 +215,8 @@ def fill_rows(s: Batch, t: Tables, dt: DetTables, rows: np.ndarray, pos_of: np.n
                hands, hand_len, pile, pile_n, dcards, ndisc, known, drawn_face, scores, uno,
                declined, drawn, power, shown_k, shown, catch_k, chal_legal, rec_action[p],
                rec_color[p], ptr, canon, rng)
+        if seeds.shape[0]:
+            seeds[j] = getrandbits64(mt, mti, g, 0)
 
 
 @njit(cache=True, error_model="numpy")

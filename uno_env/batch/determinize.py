@@ -66,7 +66,7 @@ def _seed_all(mt: np.ndarray, mti: np.ndarray, seeds: np.ndarray) -> None:
 def load_generator(rng: random.Random, mt: np.ndarray, mti: np.ndarray, k: int) -> None:
     """Set ``rng`` to the state of generator ``k`` (the inverse of :func:`generators`)."""
     version, _, _ = rng.getstate()
-    rng.setstate((version, tuple(int(x) for x in mt[k]) + (int(mti[k]),), None))
+    rng.setstate((version, (*mt[k].tolist(), int(mti[k])), None))
 
 
 def det_tables(game: Game) -> DetTables:
@@ -120,7 +120,8 @@ class Determinizer:
              seats: Any = None,
              recall: Sequence[Recall | None] | None = None,
              avoid: Sequence[Sequence[Avoid]] | None = None,
-             must: Sequence[np.ndarray | None] | None = None) -> None:
+             must: Sequence[np.ndarray | None] | None = None,
+             seeds: np.ndarray | None = None) -> None:
         """Row ``rows[k]`` of ``batch``: a determinization of position ``of[k]`` drawn with
         generator ``gen[k]`` (default ``k``: ``mt[k]``, ``mti[k]``, advanced in place as
         ``determinize`` advances a ``random.Random``; rows sharing a generator draw from
@@ -132,7 +133,9 @@ class Determinizer:
         the seat that stands for the observer (default 0); per position, ``recall``,
         ``avoid`` and ``must`` as ``determinize`` takes them. Raises ``ValueError`` on
         malformed input and :class:`InconsistentObservation` when no deal fits (the
-        generators' states are then unspecified)."""
+        generators' states are then unspecified). ``seeds`` [K] uint64, if given: after
+        row ``k``, its generator's next ``getrandbits(64)`` goes to ``seeds[k]`` (a sample,
+        then its playout seed: the order in which ``ISMCTSAgent`` draws them)."""
         t, g = self.tables, self.game
         obs = np.ascontiguousarray(np.atleast_2d(obs), dtype=np.float32)
         mask = np.ascontiguousarray(np.atleast_2d(mask), dtype=np.uint8)
@@ -196,9 +199,14 @@ class Determinizer:
             if m is not None:
                 need[p] = np.asarray(m, dtype=np.int64)
         status = np.zeros(k, np.int8)
+        if seeds is None:
+            seeds = np.zeros(0, np.uint64)
+        elif seeds.shape != (k,) or seeds.dtype != np.uint64:
+            raise ValueError(f"seeds must be a [{k}] uint64 array (one per row), got "
+                             f"{seeds.dtype} {seeds.shape}")
         self._entries.run(fill_rows, batch, t, self.det, rows, pos_of, gen_of, obs, mask, seat_arr,
                   mt.reshape(ng, 1, MT_N), mti.reshape(ng, 1), rec_a, rec_c, av, allowed,
-                  navoid, need, status)
+                  navoid, need, status, seeds)
         wrong = np.flatnonzero(status != OK)
         if len(wrong):
             j = int(wrong[0])
