@@ -110,7 +110,8 @@ def _table(players: int, search: tuple[float, float, float], games: int) -> dict
     ppo = {"name": "ppo", "win_rate": 0.563, "ci_low": 0.541, "ci_high": 0.585}
     other = {"name": "rule", "win_rate": 0.437, "ci_low": 0.415, "ci_high": 0.459}
     s = dict(zip(("win_rate", "ci_low", "ci_high"), search, strict=True))
-    return {"players": players, "pairs": [
+    return {"players": players, "agents": {"search": {"spec": "ismcts:simulations=100"}},
+            "pairs": [
         {"a": "ppo", "b": "rule", "games": 2000, "agents": [ppo, other]},
         {"a": "search", "b": "rule", "games": games, "agents": [{"name": "search", **s}, other]}]}
 
@@ -139,3 +140,56 @@ def test_the_committed_page_is_generated_from_the_committed_json() -> None:
     result = json.loads((docs / "benchmark-results.json").read_text(encoding="utf-8"))
     assert markdown(result) == page, "stale page: rerun `uno-env benchmark` (it resumes)"
     assert "/work/" not in page and "/home/" not in page
+
+
+def test_the_network_playout_search_s_edge_cell_runs_resumes_and_names_the_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``edge_search``: the batched network-playout search (the table's PPO network) against
+    rule is its own stored cell, and the share line is of its edge, naming it."""
+    cfg = benchmark.load_config("tiny")
+    cfg.update(out_dir=str(tmp_path), exploit_budget=0, games=2, search="random",
+               edge_search={"samples": 2})
+    table = {"variant": "classic", "players": 2, "edge_search": {"games": 3}}
+    t = benchmark.run_table(cfg, table, log=lambda _: None)
+    e = t["edge_search"]
+    assert e["spec"] == "ismcts:search=pimc;prior=ppo:classic;simulations=2;z=1.5"
+    assert e["games"] == 3 and e["samples"] == 2 and not e["reused"]
+    assert e["ci_low"] <= e["win_rate"] <= e["ci_high"] and e["wins"] == round(3 * e["win_rate"])
+    stored = json.loads((tmp_path / "cells" / "classic_2p" / "edge-search-2.json").read_text())
+    assert stored["key"]["network"]["sha256"] == t["agents"]["ppo"]["sha256"]
+    assert {k: stored["key"][k] for k in ("samples", "games", "seed")} == {
+        "samples": 2, "games": 3, "seed": 0}
+    line = capture_line(t)
+    assert line is not None and "`ismcts:search=pimc;prior=ppo:classic;simulations=2;z=1.5`" \
+        in line and "2 determinizations a decision" in line and "(3 games)" in line
+    assert edge_share(t)["search_games"] == 3  # type: ignore[index]
+    def played(*a: Any, **k: Any) -> None:
+        raise RuntimeError("a stored edge cell was played again")
+
+    monkeypatch.setattr("uno_env.training.expert.generate.generate", played)
+    again = benchmark.run_table(cfg, table, log=lambda _: None)
+    assert again["edge_search"] == {**e, "reused": True}
+    # a table may turn it off; more games are another cell (the key holds the games)
+    assert "edge_search" not in benchmark.run_table(cfg, {**table, "edge_search": {}},
+                                                    log=lambda _: None)
+    with pytest.raises(RuntimeError, match="played again"):
+        benchmark.run_table(cfg, {**table, "edge_search": {"games": 4}}, log=lambda _: None)
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("edge_search: {samples: 0, games: 10}", "samples must be a whole number >= 1"),
+    ("edge_search: {samples: 8}", "games must be a whole number >= 1"),
+    ("edge_search: {samples: 8, games: 10, z: 1}", r"unknown keys \['z'\]; allowed: samples"),
+    ("edge_search: 64", "edge_search must be a dict"),
+])
+def test_bad_edge_search_settings_are_refused_with_what_is_allowed(tmp_path: Path, text: str,
+                                                                    match: str) -> None:
+    tiny = (Path(__file__).resolve().parents[1] / "configs" / "benchmark" / "tiny.yaml")
+    path = _write(tmp_path / "bad.yaml", tiny.read_text() + text + "\n")
+    with pytest.raises(ValueError, match=match):
+        benchmark.load_config(path)
+    table = ("tables:\n  - {variant: express, players: 2, edge_search: {samples: 2, "
+             "games: -1}}\n")
+    path = _write(tmp_path / "bad2.yaml", tiny.read_text().split("tables:")[0] + table)
+    with pytest.raises(ValueError, match="games must be a whole number >= 1"):
+        benchmark.load_config(path)

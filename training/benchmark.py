@@ -28,12 +28,16 @@ import yaml
 
 ROOT_AGENTS = ("random", "rule", "ppo", "search")
 TABLE_KEYS = ("variant", "players", "options", "games", "search_games", "edge_games",
-              "exploit_budget")  # the last four: a table's own counts (4 players: the
-# search agent in three seats costs three times; edge_games: the search against rule)
+              "exploit_budget", "edge_search")  # the others: a table's own counts (4
+# players: the search agent in three seats costs three times; edge_games: the search against
+# rule; edge_search: the strong search's edge cell, see edge_search_settings)
 KEYS = {"seed": int, "games": int, "search": str, "search_games": int, "edge_games": int,
         "max_steps": int, "exploit_budget": int, "exploit_games": int, "exploit": dict,
-        "out_dir": str, "json": str, "markdown": str, "tables": list, "title": str}
-OPTIONAL = ("exploit", "title", "edge_games")  # edge_games defaults to search_games
+        "out_dir": str, "json": str, "markdown": str, "tables": list, "title": str,
+        "edge_search": dict}
+OPTIONAL = ("exploit", "title", "edge_games", "edge_search")  # edge_games defaults to
+# search_games; without edge_search the share is of the search agent's edge
+EDGE_SEARCH_KEYS = ("samples", "games")  # both whole numbers >= 1
 
 
 def load_config(spec: str | Path) -> dict[str, Any]:
@@ -59,8 +63,66 @@ def load_config(spec: str | Path) -> dict[str, Any]:
                 or "variant" not in t or "players" not in t:
             raise ValueError(f"a table is {{variant: NAME, players: N}} with optional "
                              f"{', '.join(TABLE_KEYS[2:])}, got {t!r}")
+    for t in [cfg, *cfg["tables"]]:
+        if "edge_search" in t:
+            edge_search_settings(cfg, t)
     cfg["config"] = str(spec)  # as given: a shipped name stays a name on the page
     return cfg
+
+
+def edge_search_settings(cfg: dict[str, Any], table: dict[str, Any]) -> dict[str, int] | None:
+    """The strong search's edge cell at ``table`` (``edge_search: {samples: S, games: G}``,
+    the table's keys over the config's; ``edge_search: {}`` at a table turns it off): the
+    batched network-playout PIMC (``uno_env.training.expert.generate``) with the table's PPO
+    agent as prior and playout policy, ``S`` determinizations a decision, ``G`` games in one
+    seat against ``rule``. None when not asked for; a bad value raises saying what is allowed."""
+    base, own = cfg.get("edge_search"), table.get("edge_search")
+    if own is not None and not own:
+        return None
+    merged = {**(base or {}), **(own or {})}
+    if not merged:
+        return None
+    for name, given in (("config", base), ("table", own)):
+        if given is not None and not isinstance(given, dict):
+            raise ValueError(f"edge_search ({name}) must be a mapping {{samples: S, games: G}}, "
+                             f"got {given!r}")
+    bad = sorted(set(merged) - set(EDGE_SEARCH_KEYS))
+    if bad:
+        raise ValueError(f"edge_search: unknown keys {bad}; allowed: "
+                         f"{', '.join(EDGE_SEARCH_KEYS)}")
+    for k in EDGE_SEARCH_KEYS:
+        v = merged.get(k)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"edge_search: {k} must be a whole number >= 1 (the config's or "
+                             f"the table's), got {v!r}")
+    return {k: int(merged[k]) for k in EDGE_SEARCH_KEYS}
+
+
+def edge_search_spec(variant: str, players: int, samples: int) -> str:
+    """The agent spec of the search the edge cell measures (docs/agents.md; generate()'s
+    defaults: z=1.5, opponent=prior)."""
+    rest = variant if players == 2 else f"{variant}-{players}p"
+    return f"ismcts:search=pimc;prior=ppo:{rest};simulations={samples};z=1.5"
+
+
+def edge_search_cell(settings: dict[str, int], ppo: dict[str, Any], variant: str,
+                     players: int, options: dict[str, Any], seed: int,
+                     max_steps: int) -> dict[str, Any]:
+    """The batched network-playout search (the PPO agent's network as prior and playout
+    policy) in one seat against ``rule`` on the batch engine: its wins and 95% interval."""
+    from uno_env.agents.policy import load_policy
+    from uno_env.agents.ppo import checkpoint_path
+    from uno_env.training.expert.generate import generate
+
+    path = checkpoint_path(ppo["spec"][4:], players, options=options)
+    net = load_policy(path)[0].eval()
+    r = generate(net, None, settings["games"], variant=variant, players=players,
+                 options=options, samples=settings["samples"], play="search", seed=seed,
+                 max_steps=max_steps)
+    return {"spec": edge_search_spec(variant, players, settings["samples"]),
+            "samples": settings["samples"], "games": r.games, "wins": r.wins,
+            "win_rate": r.win_rate, "ci_low": r.low, "ci_high": r.high,
+            "engine": "batch (uno_env.training.expert.generate)"}
 
 
 def agent_specs(cfg: dict[str, Any], variant: str) -> dict[str, str]:
@@ -150,6 +212,16 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
             seed=cfg["seed"], options=options, max_steps=cfg["max_steps"],
             seating=seating).to_dict())
         cells.append({"a": a, "b": b, **r})
+    strong, edge = edge_search_settings(cfg, table), None
+    if strong and "ppo" in present:
+        key = {"search": "pimc-batch", "network": present["ppo"], "variant": variant,
+               "players": n, "options": options, **strong, "seed": cfg["seed"],
+               "max_steps": cfg["max_steps"]}
+        log(f"{name}: network-playout search vs rule, {strong['games']} games, "
+            f"{strong['samples']} samples")
+        edge = _cell(folder / f"edge-search-{strong['samples']}.json", key,
+                     lambda: edge_search_cell(strong, present["ppo"], variant, n, options,
+                                              int(cfg["seed"]), int(cfg["max_steps"])))
     exploits = []
     for role in ("rule", "ppo"):
         if role not in present or not budget:
@@ -171,7 +243,8 @@ def run_table(cfg: dict[str, Any], table: dict[str, Any], log: Any = None) -> di
             "search_games": int(table.get("search_games", cfg["search_games"])),
             "edge_games": pair_games(cfg, table, "search", "rule"),
             "exploit_budget": budget, "agents": present,
-            "missing": missing, "pairs": cells, "exploit": exploits}
+            "missing": missing, "pairs": cells, "exploit": exploits,
+            **({"edge_search": edge} if edge else {})}
 
 
 def _load() -> list[float]:
@@ -217,7 +290,8 @@ def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:
         Path(cfg[key]).parent.mkdir(parents=True, exist_ok=True)
     for table in cfg["tables"]:
         result["tables"].append(run_table(cfg, table, log))
-        cells = [c for t in result["tables"] for c in t["pairs"] + t["exploit"]]
+        cells = [c for t in result["tables"] for c in t["pairs"] + t["exploit"]
+                 + ([t["edge_search"]] if "edge_search" in t else [])]
         result["cells_seconds"] = round(sum(c.get("cell_seconds", 0.0) for c in cells), 1)
         result["reused_seconds"] = round(sum(c.get("cell_seconds", 0.0) for c in cells
                                              if c.get("reused")), 1)
@@ -245,6 +319,12 @@ def cmd_benchmark(a: argparse.Namespace) -> int:
                              f"{item!r}")
         cfg[key] = yaml.safe_load(raw)
         cfg.setdefault("overrides", []).append(item)
+    if "edge_search" in cfg:
+        if not isinstance(cfg["edge_search"], dict):
+            raise ValueError(f"benchmark config key edge_search must be a dict, got "
+                             f"{cfg['edge_search']!r}")
+        for t in [cfg, *cfg["tables"]]:
+            edge_search_settings(cfg, t)
     r = run(cfg)
     print(f"wrote {cfg['json']} and {cfg['markdown']}: {len(r['tables'])} tables; the cells "
           f"took {r['cells_seconds']:.0f}s to compute ({r['reused_seconds']:.0f}s of them "

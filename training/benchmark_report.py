@@ -86,18 +86,32 @@ def _edge(t: dict[str, Any], row: str) -> tuple[float, float, int] | None:
             (float(r["ci_high"]) - float(r["ci_low"])) / (2 * Z95), int(c["games"]))
 
 
+def _strong_edge(t: dict[str, Any]) -> tuple[float, float, int] | None:
+    """The network-playout search's edge over ``rule`` (the table's ``edge_search`` cell)."""
+    c = t.get("edge_search")
+    if c is None:
+        return None
+    return (float(c["win_rate"]) - 1.0 / int(t["players"]),
+            (float(c["ci_high"]) - float(c["ci_low"])) / (2 * Z95), int(c["games"]))
+
+
 def edge_share(t: dict[str, Any]) -> dict[str, Any] | None:
-    """How much of the search agent's edge over ``rule`` the PPO agent has: the ratio of the
-    two edges and its 95% Fieller interval (``low``/``high`` None unless the search's edge
-    is positive beyond its 95% interval: a share of no edge means nothing); None when
-    either was not measured."""
-    ppo, search = _edge(t, "ppo"), _edge(t, "search")
+    """How much of the search's edge over ``rule`` the PPO agent has: the ratio of the two
+    edges and its 95% Fieller interval (``low``/``high`` None unless the search's edge is
+    positive beyond its 95% interval: a share of no edge means nothing); None when either was
+    not measured. The search is the table's network-playout search (``edge_search`` cell)
+    when measured, else the benchmark's search agent; ``search_spec`` names it."""
+    ppo = _edge(t, "ppo")
+    strong = _strong_edge(t)
+    search = strong if strong is not None else _edge(t, "search")
     if ppo is None or search is None:
         return None
+    spec = t["edge_search"]["spec"] if strong is not None else t["agents"]["search"]["spec"]
     interval = ratio_interval(ppo[0], ppo[1], search[0], search[1]) \
         if search[0] > Z95 * search[1] else None
     return {"ppo_edge": ppo[0], "ppo_se": ppo[1], "ppo_games": ppo[2],
             "search_edge": search[0], "search_se": search[1], "search_games": search[2],
+            "search_spec": spec, "strong": strong is not None,
             "share": ppo[0] / search[0] if search[0] else None,
             "low": interval[0] if interval else None,
             "high": interval[1] if interval else None}
@@ -108,23 +122,28 @@ def _pts(edge: float, se: float) -> str:
 
 
 def capture_line(t: dict[str, Any]) -> str | None:
-    """The page's sentence on the PPO agent's share of the search agent's edge over rule."""
+    """The page's sentence on the PPO agent's share of the search's edge over rule (naming
+    the search measured)."""
     s = edge_share(t)
     if s is None:
         return None
     seat = " in one seat" if t["players"] > 2 else ""
+    how = (f"the network-playout search `{s['search_spec']}` "
+           f"({t['edge_search']['samples']} determinizations a decision, the PPO agent's "
+           f"network as prior and playout policy, batched on the compiled engine)"
+           if s["strong"] else f"the search agent `{s['search_spec']}`")
     text = (f"Edges over `rule`{seat} (win rate against it minus 1/{t['players']}, 95%): "
-            f"PPO {_pts(s['ppo_edge'], s['ppo_se'])} ({s['ppo_games']:,} games), search "
+            f"PPO {_pts(s['ppo_edge'], s['ppo_se'])} ({s['ppo_games']:,} games), {how} "
             f"{_pts(s['search_edge'], s['search_se'])} ({s['search_games']:,} games). ")
     if s["low"] is None:
-        return text + ("The search agent's edge is not positive beyond its interval at "
-                       "these games, so the PPO agent's share of it (target: 75%, lower "
-                       "bound above 50%) cannot be stated" + (
+        return text + ("The search's edge is not positive beyond its interval at these "
+                       "games, so the PPO agent's share of it (target: 75%, lower bound "
+                       "above 50%) cannot be stated" + (
                            f" (point estimate {100 * s['share']:.0f}%, no interval)."
                            if s["search_edge"] > 0 else "."))
     met = s["share"] >= 0.75 and s["low"] > 0.5
     return text + (f"The PPO agent captures **{100 * s['share']:.0f}%** [{100 * s['low']:.0f}%, "
-                   f"{100 * s['high']:.0f}%] (95% Fieller interval) of the search agent's "
+                   f"{100 * s['high']:.0f}%] (95% Fieller interval) of that search's "
                    f"edge; target 75% with the lower bound above 50%: "
                    f"{'met' if met else 'not met'}.")
 
