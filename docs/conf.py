@@ -70,6 +70,9 @@ nitpick_ignore_regex = [
     ("py:class", r"'.*"),
     # module constants without a docstring of their own (autodoc leaves them out)
     ("py:data", r"ASSETS"),
+    # the batch state's arrays (a NamedTuple generated from the state table, docs page
+    # "Architecture"): the kernels' private type, named in the Determinizer's signatures
+    ("py:class", r"uno_env\.batch\.layout\.Batch"),
 ]
 
 

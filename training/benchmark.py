@@ -266,7 +266,15 @@ def _commit() -> str | None:
                              text=True, timeout=10, cwd=Path(__file__).resolve().parent)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    commit = out.stdout.strip() if out.returncode == 0 else ""
+    if not commit:
+        return None
+    try:  # a run from a changed tree says so (git describe's convention)
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], timeout=10,
+                               cwd=Path(__file__).resolve().parent).returncode == 1
+    except (OSError, subprocess.SubprocessError):
+        dirty = False
+    return commit + ("-dirty" if dirty else "")
 
 
 def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:

@@ -13,6 +13,6 @@
   train, evaluate) with an exact resume;
 - :mod:`~uno_env.training.expert.report`: the loop's ``report.md``/``report.json``;
 - :mod:`~uno_env.training.expert.config`: the loop's configuration;
-- :mod:`~uno_env.training.expert.bench_labels`: labels per second, one search at a time
+- ``bench_labels``: labels per second, one search at a time
   against the batched search.
 """

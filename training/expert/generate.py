@@ -1,7 +1,7 @@
 """Search labels from games against ``rule``, many games at once (docs/expert-iteration.md).
 
 ``generate`` plays ``games`` games on the compiled batch engine
-(:class:`~uno_env.batch.learner.LearnerVectorEnv`): one learner seat per game, every other seat
+(``uno_env.batch.learner.LearnerVectorEnv``): one learner seat per game, every other seat
 the compiled ``rule`` opponent. At each tick every game waits at a learner decision; all of
 them that have something to compare are searched together (:class:`BatchPIMC`), each yields a
 label, and the learner plays the search's move (``play="search"``: the run measures the

@@ -1,5 +1,5 @@
 """Determinization on the batch engine: ``uno_env.determinize.determinize`` compiled, writing
-each sample straight into a row of a :class:`~uno_env.batch.layout.Batch`.
+each sample straight into a row of a ``Batch`` (``uno_env.batch.layout``).
 
 A batched search samples many positions (or many samples of one position) at once: a
 :class:`Determinizer` takes each position's observation and action mask (what the seat to
@@ -70,7 +70,7 @@ def load_generator(rng: random.Random, mt: np.ndarray, mti: np.ndarray, k: int) 
 
 
 def det_tables(game: Game) -> DetTables:
-    """The deck facts determinization reads beside :class:`Tables` (see ``DetTables``)."""
+    """The deck facts determinization reads beside ``Tables`` (see ``DetTables``)."""
     sides = np.array(game.side_faces, dtype=np.int64)
     nf, nc = game.num_faces, game.num_cards
     pair_ok = np.zeros((len(sides), nf, nf), np.uint8)
