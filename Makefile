@@ -45,7 +45,7 @@ test: venv
 	(tests/test_web_browser.py) are SKIPPED; install it with: apt-get install chromium"
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -rs
+	$(BIN)/pytest -rs --durations=25
 
 # The documentation site, offline, warnings as errors, nitpicky references: open
 # docs/_build/html/index.html. tests/test_docs_site.py runs the same build in `make test`.

@@ -160,7 +160,7 @@ class Determinizer:
         ng = mt.shape[0] if mt.ndim == 2 else -1
         if (mt.shape != (ng, MT_N) or mt.dtype != np.uint32 or mti.shape != (ng,)
                 or not mt.flags.c_contiguous):
-            raise ValueError(f"mt must be a C-contiguous [G, {MT_N}] uint32 array and mti "
+            raise ValueError(f"mt must be a [G, {MT_N}] uint32 array in C order and mti "
                              "[G] (G generators, see generators())")
         if gen_of.shape != (k,) or (k and not 0 <= gen_of.min() <= gen_of.max() < ng):
             raise ValueError(f"gen must give each of the {k} rows a generator 0-{ng - 1}")
