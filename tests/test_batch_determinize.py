@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from test_determinize import CONFIGS  # the Python determinization's tables (tests/)
 
 from uno_env import raw_env
 from uno_env.batch.determinize import (
@@ -25,20 +26,6 @@ from uno_env.inference import Avoid
 from uno_env.rules import table
 from uno_env.rules.codes import E_FLIP, P_COLOR, PLAY
 
-CONFIGS = [
-    ("classic", 2, {}),
-    ("classic", 2, {"voluntary_draw": True}),
-    ("classic", 3, {"stacking": True, "uno_catch": "decision"}),
-    ("classic", 4, {"double_play": True, "jump_in": True}),
-    ("classic", 3, {"uno_catch": "decision", "catch_window": "until-out"}),
-    ("flip", 2, {}),
-    ("flip", 3, {"uno_catch": "decision"}),
-    ("flip", 4, {"episode": "match", "target_score": 100}),
-    ("flex", 2, {}),
-    ("flex", 4, {"uno_catch": "decision"}),
-    ("express", 2, {}),
-    ("express", 3, {"episode": "match", "target_score": 60}),
-]
 # every field of the Python engine's State (rules/table.py) but the Game and the two
 # objects compared through their contents (the generator's state, the hands' bookkeeping)
 FIELDS = [f.name for f in table.PY_FIELDS if f.name not in ("game", "rng", "book")]
