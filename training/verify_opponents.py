@@ -51,7 +51,7 @@ def run_config(variant: str, num_players: int, options: dict[str, Any], decision
         opponent_act,
         opponent_reset,
     )
-    from uno_env.batch.rule_policy import EC_FLIP, R_EFFECT, R_KIND
+    from uno_env.batch.rule_tables import EC_FLIP, R_EFFECT, R_KIND
     from uno_env.batch.vector import VectorEnv
 
     res = result if result is not None else OpponentDiff()

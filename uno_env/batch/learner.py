@@ -153,6 +153,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self.final_seat = np.zeros(b, np.int64)
         self._all = np.ones(b, np.bool_)
         self._seeded = np.zeros(b, np.bool_)
+        self._ready = False  # every game seeded: step() may run
         self._entries = EntryPoints()
         self._sample_rng: np.ndarray | None = None
         self._sample_out = np.zeros(b, np.int64)
@@ -212,6 +213,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
                 gen, _ = seeding.np_random(seeds[i])  # SingleAgentEnv's np_random
                 load_state(self._lr.pcg, int(i), gen)
                 self._seeded[i] = True
+        self._ready = bool(self._seeded.all())
         self._status(self._run(K.reset_kernel, self._s, self._t, self._ot, self._om,
                                self._lr, which, self._fixed, self.obs, self.mask, True))
         self._ticks()
@@ -243,7 +245,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         buffers (``obs``, ``mask``, ``rewards``, ``terminations``, ``truncations``,
         ``dones``, ``final_obs``, ``final_seat``); returns how many games finished. The
         SB3 and TorchRL adapters build their own returns from these."""
-        if not self._seeded.all():
+        if not self._ready:
             raise RuntimeError("call reset() before step()")
         a = self._actions(actions)
         lr = self._lr
@@ -286,9 +288,9 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             d = done.copy()
             idx = np.flatnonzero(d)
             rows = self.final_obs[idx]  # one copy of the finished games' rows
-            final = np.full(self.num_envs, None, dtype=object)
-            for k, i in enumerate(idx.tolist()):
-                final[i] = rows[k]
+            final = np.empty(self.num_envs, dtype=object)  # all None, as np.full(..., None)
+            for i, row in zip(idx.tolist(), rows, strict=True):
+                final[i] = row
             info["final_obs"], info["_final_obs"] = final, d
             # as SyncVectorEnv's _add_info: zeros where no game finished
             info["final_info"] = {"seat": np.where(d, self.final_seat, 0), "_seat": d}

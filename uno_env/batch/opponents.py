@@ -51,7 +51,8 @@ from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
 from uno_env.batch.mt19937 import N as MT_N
 from uno_env.batch.mt19937 import randbelow, seed_int
-from uno_env.batch.rule_policy import RuleTables, rule_action, rule_tables
+from uno_env.batch.rule_policy import rule_action
+from uno_env.batch.rule_tables import RuleTables, rule_tables
 from uno_env.batch.tables import Tables
 from uno_env.observation import ObservationLayout
 from uno_env.rules.game import Game
@@ -132,7 +133,7 @@ def random_action(s: Batch, t: Tables, om: OpponentMemory, i: int, seat: int) ->
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def opponent_act(s: Batch, t: Tables, ot: OpponentTables, om: OpponentMemory, i: int,
                  seat: int, kind: int) -> int:
     """The action of the ``kind`` agent at ``seat`` (the seat to act) in game ``i``."""
@@ -149,7 +150,8 @@ def borrow_opponents(ot: OpponentTables, om: OpponentMemory) -> tuple[OpponentTa
     """``ot`` and ``om`` with borrowed arrays (``uno_env.batch.borrow``), for the inside of
     a kernel that keeps the real ones alive; pass them on as ``as_ref(...)`` of each."""
     return (RuleTables(borrow(ot.act), borrow(ot.base), borrow(ot.play_order), borrow(ot.face),
-                       borrow(ot.deck_color), ot.num_cards, ot.track, ot.threshold, ot.k_play,
+                       borrow(ot.deck_color), borrow(ot.runs), ot.num_cards, ot.track,
+                       ot.threshold, ot.n_lead, ot.k_play,
                        ot.k_play_two, ot.k_play_flex, ot.k_draw, ot.k_pass, ot.k_color,
                        ot.k_target, ot.k_challenge, ot.k_accept, ot.k_uno, ot.k_catch),
             OpponentMemory(borrow(om.mt), borrow(om.mti), borrow(om.prev_discard),

@@ -7,93 +7,43 @@ state (own ``counts`` = ``hand``, ``disc_counts`` = ``discard``, ``TOP``, ``COLO
 same order of operations, ties to the first maximum in the agent's ``plays`` order, and the
 bluff estimate in float32 as NumPy 2 computes it there (``np.float32`` with Python floats
 stays float32; ``np.mean`` sums in order and divides in float32). The action table is the
-agent's own parse (``RuleAgent._kind``/``_arg``), so both read one declaration.
+agent's own parse (``RuleAgent._kind``/``_arg``; ``uno_env.batch.rule_tables``), so both read
+one declaration.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from uno_env import rule_facts as rule
 from uno_env.batch import layout as L
 from uno_env.batch.cache import njit
 from uno_env.batch.layout import Batch
+from uno_env.batch.rule_tables import (
+    EC_DRAW,
+    EC_FLIP,
+    EC_SKIP,
+    EC_TEMPO,
+    F_COLOR,
+    F_DRAW,
+    F_POINTS,
+    F_SIDE,
+    F_WILD,
+    R_ARG,
+    R_CARDS,
+    R_CHAL,
+    R_COLOR,
+    R_EFFECT,
+    R_FLEX,
+    R_KIND,
+    R_SIDE,
+    R_WILD,
+    WILD_BIN,
+    RuleTables,
+)
 from uno_env.batch.tables import Tables
-from uno_env.cards import NUM_COLORS, WILD
-from uno_env.rules.game import Game
-
-# rows of RuleTables.act (per action) and .face (per face)
-R_KIND, R_ARG, R_SIDE, R_CARDS, R_COLOR, R_EFFECT, R_WILD, R_CHAL, R_FLEX = range(9)
-F_SIDE, F_COLOR, F_WILD, F_DRAW, F_POINTS = range(5)
-# the score bonus a play's effect earns (RuleAgent._play_score's branches)
-EC_NONE, EC_DRAW, EC_TEMPO, EC_SKIP, EC_FLIP = range(5)
-
-
-class RuleTables(NamedTuple):
-    act: np.ndarray  # [R_* row, action] int16
-    base: np.ndarray  # [action] float64: a play's points / 20.0
-    play_order: np.ndarray  # the play actions in the agent's `plays` order
-    face: np.ndarray  # [F_* row, face] int16
-    deck_color: np.ndarray  # [side, colour] int64: cards of that colour in the deck
-    num_cards: int
-    track: bool  # the agent keeps memory (a challenge exists)
-    threshold: float
-    k_play: int
-    k_play_two: int
-    k_play_flex: int
-    k_draw: int
-    k_pass: int
-    k_color: int
-    k_target: int
-    k_challenge: int
-    k_accept: int
-    k_uno: int
-    k_catch: int
-
-
-def rule_tables(game: Game, challenge_threshold: float = 0.5) -> RuleTables:
-    """A ``RuleAgent``'s parse of ``game``'s actions and deck, as arrays."""
-    agent = rule.RuleFacts(game)
-    na, nf = game.num_actions, game.num_faces
-    act = np.zeros((9, na), np.int16)
-    base = np.zeros(na, np.float64)
-    for a, (kind, arg) in enumerate(zip(agent._kind, agent._arg, strict=True)):
-        act[R_KIND, a] = kind
-        if kind in rule.PLAYS:
-            p = arg
-            act[R_ARG, a], act[R_SIDE, a], act[R_CARDS, a] = p.face, p.side, p.cards
-            act[R_COLOR, a] = p.color
-            act[R_WILD, a], act[R_CHAL, a], act[R_FLEX, a] = p.wild, p.challengeable, p.flex
-            base[a] = p.points / 20.0
-            e = p.effect
-            act[R_EFFECT, a] = (
-                EC_DRAW if e in rule.DRAWING
-                else EC_TEMPO if e in rule.TEMPO_ALL or (e in rule.TEMPO_2P
-                                                          and game.num_players == 2)
-                else EC_SKIP if e in ("skip", "reverse-skip")
-                else EC_FLIP if e == "flip" else EC_NONE)
-        elif kind == rule.K_COLOR:
-            act[R_SIDE, a], act[R_ARG, a] = arg
-        elif kind == rule.K_TARGET:
-            act[R_ARG, a] = arg
-    plays = [a for k in rule.PLAYS for a in range(na) if agent._kind[a] == k]
-    face = np.zeros((5, nf), np.int16)
-    for f, fc in enumerate(game.faces):
-        face[F_SIDE, f] = fc.side
-        face[F_COLOR, f] = fc.color
-        face[F_WILD, f] = fc.color == WILD
-        face[F_DRAW, f] = agent._draw_row[f] > 0
-        face[F_POINTS, f] = fc.points
-    return RuleTables(
-        act=act, base=base, play_order=np.array(plays or [-1], np.int16), face=face,
-        deck_color=agent._deck_color.astype(np.int64), num_cards=int(agent._num_cards),
-        track=bool(agent._track), threshold=float(challenge_threshold),
-        k_play=rule.K_PLAY, k_play_two=rule.K_PLAY_TWO, k_play_flex=rule.K_PLAY_FLEX,
-        k_draw=rule.K_DRAW, k_pass=rule.K_PASS, k_color=rule.K_COLOR, k_target=rule.K_TARGET,
-        k_challenge=rule.K_CHALLENGE, k_accept=rule.K_ACCEPT, k_uno=rule.K_UNO,
-        k_catch=rule.K_CATCH)
+from uno_env.cards import NUM_COLORS
 
 
 @njit(cache=True, error_model="numpy")
@@ -126,29 +76,37 @@ def _flip_bonus(s: Batch, t: Tables, rt: RuleTables, i: int, seat: int) -> float
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _best_play(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) -> int:
-    """The first play with the highest RuleAgent._play_score."""
-    cnt = s.counts
+def _held(s: Batch, rt: RuleTables, om: Any, i: int, seat: int) -> None:
+    """``om.scratch[i, bin]``: the hand's cards of each colour bin (``WILD_BIN``: wilds),
+    summed over the runs of faces of one bin (a branch per held face mispredicted)."""
+    held = om.scratch
+    for k in range(WILD_BIN + 1):
+        held[i, k] = 0
+    row = s.counts[i, seat]
+    runs = rt.runs
+    for r in range(runs.shape[0]):
+        c = 0
+        for f in range(runs[r, 0], runs[r, 1]):
+            c += row[f]
+        held[i, runs[r, 2]] += c
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _best_play(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int,
+               n_plays: int) -> int:
+    """The first play with the highest RuleAgent._play_score (``n_plays`` are legal)."""
     lg = s.legal
-    face = rt.face
     act = rt.act
     base = rt.base
     order = rt.play_order
-    held = om.scratch  # [i, side * 4 + colour]: the hand's cards of each colour
-    for k in range(2 * NUM_COLORS):
-        held[i, k] = 0
-    wilds = 0
-    for f in range(t.nf):
-        c = cnt[i, seat, f]
-        if c:
-            if face[F_WILD, f]:
-                wilds += c
-            else:
-                held[i, face[F_SIDE, f] * NUM_COLORS + face[F_COLOR, f]] += c
+    held = om.scratch
+    _held(s, rt, om, i, seat)
+    wilds = held[i, WILD_BIN]
     danger = s.hand_len[i, (seat + s.S[i, L.DIR]) % t.n] <= 2
     flip_done = False
     flip = 0.0
     best, best_score = -1, 0.0
+    seen = 0
     for j in range(order.shape[0]):
         a = order[j]
         if a < 0 or not lg[i, a]:
@@ -182,6 +140,9 @@ def _best_play(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) 
             score = score + 10.0 * (same - cards)
         if best < 0 or score > best_score:
             best, best_score = a, score
+        seen += 1
+        if seen == n_plays:  # no legal play after this one
+            break
     return best
 
 
@@ -190,17 +151,23 @@ def _choose_color(s: Batch, t: Tables, rt: RuleTables, i: int, seat: int) -> int
     """RuleAgent._choose_color: most held, then most points held, then most discarded."""
     best = -1
     b0, b1, b2 = 0, 0, 0
-    for a in range(t.na):
+    runs = rt.runs
+    cnt = s.counts[i, seat]
+    disc = s.disc_counts[i]
+    points = rt.face[F_POINTS]
+    for a in range(rt.n_lead, t.na):  # the leading actions are plays
         if not s.legal[i, a] or rt.act[R_KIND, a] != rt.k_color:
             continue
-        side, col = rt.act[R_SIDE, a], rt.act[R_ARG, a]
+        b = rt.act[R_SIDE, a] * NUM_COLORS + rt.act[R_ARG, a]
         k0, k1, k2 = 0, 0, 0
-        for f in range(t.nf):
-            if rt.face[F_SIDE, f] == side and rt.face[F_COLOR, f] == col:
-                h = s.counts[i, seat, f]
+        for r in range(runs.shape[0]):
+            if runs[r, 2] != b:
+                continue
+            for f in range(runs[r, 0], runs[r, 1]):
+                h = cnt[f]
                 k0 += h
-                k1 += h * rt.face[F_POINTS, f]
-                k2 += s.disc_counts[i, f]
+                k1 += h * points[f]
+                k2 += disc[f]
         if best < 0 or k0 > b0 or (k0 == b0 and (k1 > b1 or (k1 == b1 and k2 > b2))):
             best, b0, b1, b2 = a, k0, k1, k2
     return best
@@ -301,14 +268,27 @@ def _remember(s: Batch, rt: RuleTables, om: Any, i: int, seat: int, a: int,
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _first_set(lg: np.ndarray, i: int, end: int) -> int:
+    """The first legal action below ``end`` (one is known to be legal there)."""
+    a = 0
+    while not lg[i, a] and a < end - 1:
+        a += 1
+    return a
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def rule_action(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int) -> int:
     """``RuleAgent.act`` for ``seat`` (the seat to act) in game ``i``; -1 if none is legal."""
     kind = rt.act[R_KIND]
     lg = s.legal
-    n_legal, first, n_plays, a_play = 0, -1, 0, -1
+    nl = rt.n_lead
+    lead = 0  # legal plays among the leading actions: a sum, no branch per action
+    for a in range(nl):
+        lead += lg[i, a]
+    n_legal, first, n_plays, a_play = lead, -1, lead, -1
     a_uno, a_catch, a_chal, a_accept, a_pass, a_draw = -1, -1, -1, -1, -1, -1
     any_color, any_target = False, False
-    for a in range(t.na):
+    for a in range(nl, t.na):
         if not lg[i, a]:
             continue
         n_legal += 1
@@ -336,8 +316,10 @@ def rule_action(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int)
             a_draw = a if a_draw < 0 else a_draw
     if n_legal == 0:
         return -1
+    # with a leading play legal, the first legal action is the first leading one (and the
+    # one play when there is one): looked up only where the agent reads it
     if n_legal == 1:
-        action = first
+        action = _first_set(lg, i, nl) if lead else first
     elif a_uno >= 0:  # G-uno: always call
         action = a_uno
     elif a_catch >= 0:
@@ -349,9 +331,9 @@ def rule_action(s: Batch, t: Tables, rt: RuleTables, om: Any, i: int, seat: int)
     elif a_chal >= 0 and _bluff_chance(s, t, rt, om, i, seat) >= rt.threshold:
         action = a_chal
     elif n_plays == 1:
-        action = a_play
+        action = a_play if a_play >= 0 else _first_set(lg, i, nl)
     elif n_plays > 1:
-        action = _best_play(s, t, rt, om, i, seat)
+        action = _best_play(s, t, rt, om, i, seat, n_plays)
     elif a_accept >= 0:
         action = a_accept
     elif a_pass >= 0:
