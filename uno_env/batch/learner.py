@@ -289,8 +289,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             idx = np.flatnonzero(d)
             rows = self.final_obs[idx]  # one copy of the finished games' rows
             final = np.empty(self.num_envs, dtype=object)  # all None, as np.full(..., None)
-            for i, row in zip(idx.tolist(), rows, strict=True):
-                final[i] = row
+            final[idx] = np.fromiter(rows, dtype=object, count=len(idx))  # a view per row
             info["final_obs"], info["_final_obs"] = final, d
             # as SyncVectorEnv's _add_info: zeros where no game finished
             info["final_info"] = {"seat": np.where(d, self.final_seat, 0), "_seat": d}
