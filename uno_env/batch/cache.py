@@ -92,7 +92,12 @@ def _folder_lock(folder: str) -> Iterator[None]:
 class _KeyedCacheFile(IndexDataCacheFile):
     """numba's index and data files, safe for several processes (module docstring): saved
     under the folder's lock, the data before the index entry that names it, each data file
-    holding its key."""
+    holding its key (named ``<kernel>.k<n>.nbc``: never a file of numba's own format, which
+    a process of an older version may still read)."""
+
+    def __init__(self, cache_path: str, filename_base: str, source_stamp: Any) -> None:
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._data_name_pattern = f"{filename_base}.k{{number:d}}.nbc"
 
     def save(self, key: Any, data: Any) -> None:
         with _folder_lock(self._cache_path):
