@@ -5,8 +5,10 @@ a pipe by the learner, so that the workers play on the other cores while the lea
 Each process is started with ``spawn`` (a fresh interpreter: no torch or OpenMP state copied
 from the learner by ``fork``) and plays on one torch thread (one core each; ``threads`` is the
 learner's): it is the program that owns that process. The learner's process is left as it
-was. A script that trains with worker processes must guard its entry point with
-``if __name__ == "__main__":``, as ``spawn`` imports it again in each worker.
+was. A worker writes each rollout's batch into a shared-memory block of the learner's
+(:mod:`~uno_env.training.selfplay.shared`) and sends its row count, not the batch. A script
+that trains with worker processes must guard its entry point with ``if __name__ ==
+"__main__":``, as ``spawn`` imports it again in each worker.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import torch
 
 from uno_env.training.config import SelfPlayConfig
+from uno_env.training.selfplay.shared import SharedBatch
 from uno_env.training.selfplay.vector_rollout import VectorRollout
 from uno_env.training.selfplay.workers import LocalWorkers, RayWorkers, Result
 
@@ -29,26 +32,43 @@ JOIN_S = 10.0  # how long close() waits for a worker to leave before ending it
 
 def serve(conn: Connection, config: dict[str, Any], worker: int, threads: int) -> None:
     """A worker process's loop: ``(method, args)`` in, ``("ok", result)`` or ``("error",
-    traceback)`` out, until ``close``."""
+    traceback)`` out, until ``close``. Its first answer is the room its batches need (rows,
+    field widths); ``attach`` then names the learner's shared block they are written to, and
+    ``run`` answers with the row count instead of the batch."""
     # Ctrl-C reaches the whole process group: the learner stops its workers (close)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    shared: SharedBatch | None = None
     try:
         rollout = VectorRollout(config, worker, "cpu", threads)
-        conn.send(("ok", None))
+        conn.send(("ok", (rollout.cap, {"obs_dim": rollout.env.obs_dim,
+                                        "num_actions": rollout.env.num_actions,
+                                        "extra": rollout.critic_extra})))
     except Exception:
         conn.send(("error", traceback.format_exc()))
         return
-    while True:
-        try:
-            method, args = conn.recv()
-        except EOFError:  # the learner is gone
-            return
-        if method == "close":
-            return
-        try:
-            conn.send(("ok", getattr(rollout, method)(*args)))
-        except Exception:
-            conn.send(("error", traceback.format_exc()))
+    try:
+        while True:
+            try:
+                method, args = conn.recv()
+            except EOFError:  # the learner is gone
+                return
+            if method == "close":
+                return
+            try:
+                if method == "attach":
+                    shared = SharedBatch(*args)
+                    result: Any = None
+                elif method == "run" and shared is not None:
+                    batch, info = rollout.run(*args)
+                    result = (shared.write(batch), info)
+                else:
+                    result = getattr(rollout, method)(*args)
+                conn.send(("ok", result))
+            except Exception:
+                conn.send(("error", traceback.format_exc()))
+    finally:
+        if shared is not None:
+            shared.close()
 
 
 class ProcessWorkers(LocalWorkers):
@@ -58,6 +78,7 @@ class ProcessWorkers(LocalWorkers):
         ctx = mp.get_context("spawn")
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
+        self.shared: list[SharedBatch] = []
         self._busy = False
         for w in range(int(cfg.workers)):
             mine, theirs = ctx.Pipe()
@@ -68,7 +89,11 @@ class ProcessWorkers(LocalWorkers):
             self.conns.append(mine)
             self.procs.append(p)
         try:
-            self._gather()  # each worker built its games (or says why not)
+            rooms = self._gather()  # each worker built its games (or says why not)
+            self.shared = [SharedBatch(rows, dims) for rows, dims in rooms]
+            for conn, block in zip(self.conns, self.shared, strict=True):
+                conn.send(("attach", block.spec()))
+            self._gather()
         except BaseException:
             self.close()
             raise
@@ -117,7 +142,9 @@ class ProcessWorkers(LocalWorkers):
         if not self._busy:
             raise RuntimeError("receive() with no rollout in flight; submit() one first")
         self._busy = False
-        return self._gather()
+        counts = self._gather()  # each batch is in its worker's shared block, read in place:
+        return [(block.read(m), info)  # valid until the next submit (merge copies it out)
+                for block, (m, info) in zip(self.shared, counts, strict=True)]
 
     def states(self) -> list[dict[str, Any]]:
         return self._all("state")
@@ -141,7 +168,9 @@ class ProcessWorkers(LocalWorkers):
                 p.join()
         for conn in self.conns:
             conn.close()
-        self.conns, self.procs = [], []
+        for block in self.shared:
+            block.close()
+        self.conns, self.procs, self.shared = [], [], []
         self._busy = False
 
 
