@@ -20,10 +20,12 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
+import numpy as np
 import torch
 
 from uno_env.training.config import SelfPlayConfig
-from uno_env.training.selfplay.shared import SharedBatch
+from uno_env.training.selfplay.sharded import Minibatch, ShardRunner, ShardWorker
+from uno_env.training.selfplay.shared import SharedArrays, SharedBatch, batch_shapes
 from uno_env.training.selfplay.vector_rollout import VectorRollout
 from uno_env.training.selfplay.workers import LocalWorkers, RayWorkers, Result
 
@@ -37,7 +39,9 @@ def serve(conn: Connection, config: dict[str, Any], worker: int, threads: int) -
     ``run`` answers with the row count instead of the batch."""
     # Ctrl-C reaches the whole process group: the learner stops its workers (close)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    shared: SharedBatch | None = None
+    shared: list[SharedBatch] = []  # every worker's batch block (this worker's: [worker])
+    grads: SharedArrays | None = None  # the weights and each worker's gradient
+    shard: ShardWorker | None = None
     try:
         rollout = VectorRollout(config, worker, "cpu", threads)
         conn.send(("ok", (rollout.cap, {"obs_dim": rollout.env.obs_dim,
@@ -55,30 +59,43 @@ def serve(conn: Connection, config: dict[str, Any], worker: int, threads: int) -
             if method == "close":
                 return
             try:
-                if method == "attach":
-                    shared = SharedBatch(*args)
-                    result: Any = None
-                elif method == "run" and shared is not None:
+                result: Any = None
+                if method == "attach":  # the blocks of every worker's batch, the gradients'
+                    shared = [SharedBatch(*spec) for spec in args[0]]
+                    grads = SharedArrays(*args[1])
+                elif method == "run" and shared:
                     batch, info = rollout.run(*args)
-                    result = (shared.write(batch), info)
+                    result = (shared[worker].write(batch), info)
+                elif method == "grad" and grads is not None:
+                    counts, idx, mb = args
+                    if shard is None:  # the weights set by the launch: buffers included
+                        shard = ShardWorker(rollout.net, rollout.critic_extra > 0)
+                    g, result = shard.gradient(grads.arrays["weights"],
+                                               [b.read(m) for b, m in zip(shared, counts,
+                                                                         strict=True)],
+                                               counts, idx, Minibatch(*mb))
+                    grads.arrays["grads"][worker] = g
                 else:
                     result = getattr(rollout, method)(*args)
                 conn.send(("ok", result))
             except Exception:
                 conn.send(("error", traceback.format_exc()))
     finally:
-        if shared is not None:
-            shared.close()
+        for block in [*shared, *([grads] if grads is not None else [])]:
+            block.close()
 
 
 class ProcessWorkers(LocalWorkers):
     """``cfg.workers`` worker processes (CPU), each playing its share of the games."""
 
-    def __init__(self, cfg: SelfPlayConfig) -> None:
+    def __init__(self, cfg: SelfPlayConfig, params: int) -> None:
+        """``params``: the network's parameter count (the sharded update's blocks)."""
         ctx = mp.get_context("spawn")
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
         self.shared: list[SharedBatch] = []
+        self.grads: SharedArrays | None = None
+        self.counts: list[int] = []  # the rows of the last rollout received, per worker
         self._busy = False
         for w in range(int(cfg.workers)):
             mine, theirs = ctx.Pipe()
@@ -90,9 +107,12 @@ class ProcessWorkers(LocalWorkers):
             self.procs.append(p)
         try:
             rooms = self._gather()  # each worker built its games (or says why not)
-            self.shared = [SharedBatch(rows, dims) for rows, dims in rooms]
-            for conn, block in zip(self.conns, self.shared, strict=True):
-                conn.send(("attach", block.spec()))
+            self.shared = [SharedBatch(batch_shapes(rows, dims)) for rows, dims in rooms]
+            self.grads = SharedArrays({"weights": (np.float32, (params,)),
+                                       "grads": (np.float32, (len(self.conns), params))})
+            specs = [block.spec() for block in self.shared]
+            for conn in self.conns:
+                conn.send(("attach", (specs, self.grads.spec())))
             self._gather()
         except BaseException:
             self.close()
@@ -143,8 +163,25 @@ class ProcessWorkers(LocalWorkers):
             raise RuntimeError("receive() with no rollout in flight; submit() one first")
         self._busy = False
         counts = self._gather()  # each batch is in its worker's shared block, read in place:
-        return [(block.read(m), info)  # valid until the next submit (merge copies it out)
+        self.counts = [m for m, _ in counts]  # valid until the next submit
+        return [(block.read(m), info)
                 for block, (m, info) in zip(self.shared, counts, strict=True)]
+
+    def shard_runner(self, net: torch.nn.Module) -> ShardRunner:
+        """The sharded update's gradients, one shard per worker, from the rollout received
+        last (the workers are idle: ``policy_lag: 0``)."""
+        assert self.grads is not None
+        weights, grads = self.grads.arrays["weights"], self.grads.arrays["grads"]
+
+        def run(parts: list[np.ndarray], mb: Minibatch) -> list[tuple[np.ndarray,
+                                                                      dict[str, float]]]:
+            with torch.no_grad():
+                weights[:] = torch.cat([p.reshape(-1) for p in net.parameters()]).numpy()
+            for conn, idx in zip(self.conns, parts, strict=True):
+                conn.send(("grad", (self.counts, idx, mb.args())))
+            stats = self._gather()
+            return [(grads[w], st) for w, st in enumerate(stats)]
+        return run
 
     def states(self) -> list[dict[str, Any]]:
         return self._all("state")
@@ -168,16 +205,17 @@ class ProcessWorkers(LocalWorkers):
                 p.join()
         for conn in self.conns:
             conn.close()
-        for block in self.shared:
+        for block in [*self.shared, *([self.grads] if self.grads is not None else [])]:
             block.close()
-        self.conns, self.procs, self.shared = [], [], []
+        self.conns, self.procs, self.shared, self.grads = [], [], [], None
         self._busy = False
 
 
-def make_workers(cfg: SelfPlayConfig, device: str) -> LocalWorkers:
-    """The workers of a resolved config (:meth:`SelfPlayConfig.resolved`)."""
+def make_workers(cfg: SelfPlayConfig, device: str, params: int) -> LocalWorkers:
+    """The workers of a resolved config (:meth:`SelfPlayConfig.resolved`); ``params``: the
+    network's parameter count."""
     if cfg.ray:
         return RayWorkers(cfg, device)
     if int(cfg.workers) > 1 and cfg.worker_processes:
-        return ProcessWorkers(cfg)
+        return ProcessWorkers(cfg, params)
     return LocalWorkers(cfg, device)

@@ -32,6 +32,7 @@ from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
 from uno_env.training.selfplay.pipeline import Pipeline
 from uno_env.training.selfplay.ppo import ppo_update
 from uno_env.training.selfplay.rollout import Rollout, make_env
+from uno_env.training.selfplay.sharded import sharded_update
 from uno_env.training.selfplay.weights import fitted_weights
 
 
@@ -111,7 +112,8 @@ class SelfPlayTrainer:
                                    {"env": self.rng_env, "seat": self.rng_seat,
                                     "act": self.rng_act}, self.critic_extra)
         else:
-            self.workers = Pipeline(cfg, str(self.device))
+            self.workers = Pipeline(cfg, str(self.device),
+                                    sum(p.numel() for p in self.net.parameters()))
 
     # --- checkpoints ----------------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
@@ -178,6 +180,10 @@ class SelfPlayTrainer:
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
                 ) -> dict[str, float]:
+        if self.workers is not None and self.cfg.sharded_update:
+            run = self.workers.shard_runner(self.net, batch, self.critic_extra > 0)
+            return sharded_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle,
+                                  ent_coef, teacher_coef, int(self.cfg.workers), run)
         return ppo_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle, ent_coef,
                           teacher_coef, self.device, self.critic_extra > 0)
 
