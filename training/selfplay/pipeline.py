@@ -30,6 +30,7 @@ from uno_env.training.selfplay.sharded import ShardRunner, local_runner
 from uno_env.training.selfplay.workers import Result, cpu_state, merge
 
 Weights = dict[str, torch.Tensor]
+SCALARS = ("act", "logp", "teacher", "adv", "ret")  # what the sharded update reads here
 
 
 class Pipeline:
@@ -79,7 +80,10 @@ class Pipeline:
         cfg = self.cfg
         if not self.lag:
             self._launch(net, teacher_coef, record=False, submit=True)
-            return merge(self.workers.receive())
+            # worker processes sharing the update read the rows from their shared blocks:
+            # the learner needs the per-row numbers only (not ~1 KB of observation a row)
+            small = cfg.sharded_update and isinstance(self.workers, ProcessWorkers)
+            return merge(self.workers.receive(), SCALARS if small else None)
         batch, info = merge(self.workers.receive())
         last = steps + info["new_steps"] >= cfg.total_steps
         record = last or (updates + 1) % cfg.checkpoint_interval == 0

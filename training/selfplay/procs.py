@@ -1,6 +1,7 @@
 """Rollout workers in their own processes: one :class:`VectorRollout` per process, driven over
-a pipe by the learner, so that the workers play on the other cores while the learner updates
-(docs/training.md, "Every core").
+a pipe by the learner, so that the workers play on every core and share the update
+(:mod:`~uno_env.training.selfplay.sharded`), or play beside the learner's update with
+``policy_lag: 1`` (docs/training.md, "Every core").
 
 Each process is started with ``spawn`` (a fresh interpreter: no torch or OpenMP state copied
 from the learner by ``fork``) and plays on one torch thread (one core each; ``threads`` is the
