@@ -8,7 +8,7 @@ each minibatch is cut into one shard per worker: each computes the gradient of i
 share of the minibatch loss on its own core (one thread, the current weights read from a
 shared block), and the learner adds the shards' gradients in worker order, clips and steps.
 The minibatches, their shuffling and the loss are those of
-:func:`~uno_env.training.selfplay.ppo.ppo_update`: each term's mean over the minibatch is
+``uno_env.training.selfplay.ppo.ppo_update``: each term's mean over the minibatch is
 the sum of the shards' sums over its row count (advantages normalised over the whole
 minibatch), so only the rounding of the sums differs from one core's update. Workers in
 the learner's process (``worker_processes: false``) compute the same shards one after
