@@ -82,3 +82,8 @@ def test_which_runs_share_the_update() -> None:
                                ({"workers": 2, "device": "cuda"}, 0, 2)):
         c = cfg(**over)
         assert (c.policy_lag, c.threads, c.sharded_update) == (lag, threads, False), over
+    # a trainer with an update of its own (the expert loop's distillation) keeps the lag
+    from uno_env.training.expert.train import DistillTrainer
+    assert not DistillTrainer.SHARES_UPDATE
+    own = SelfPlayConfig.from_dict({"num_envs": 8, "workers": 2}).resolved(share_update=False)
+    assert (own.policy_lag, own.threads) == (1, 2)

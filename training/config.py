@@ -254,19 +254,25 @@ class SelfPlayConfig(TrainerConfig):
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
         config_key(self.variant, self.num_players, self.options)  # the game must exist
 
-    def resolved(self) -> SelfPlayConfig:
+    def resolved(self, share_update: bool = True) -> SelfPlayConfig:
         """A copy with ``workers``, ``policy_lag`` and ``threads`` as numbers: ``auto`` workers
         is one per CPU this process may use (at most ``num_envs``; one on ``engine:
-        python``), ``auto`` lag is 1 for Ray actors, else 0 (worker processes share the
-        update instead: :attr:`sharded_update`), ``auto`` threads 1 when the update is
-        sharded, else as many as the workers."""
+        python``). For a trainer whose workers can share the update (``share_update``, the
+        self-play trainer's), ``auto`` lag is 1 for Ray actors, else 0, and ``auto`` threads
+        1 when the update is then sharded (:attr:`sharded_update`); otherwise (the expert
+        loop's distillation) ``auto`` lag is 1 when the workers run beside the learner (in
+        processes or Ray actors), and ``auto`` threads as many as the workers."""
         workers = self.workers
         if workers == "auto":
             workers = 1 if self.engine == "python" else min(usable_cpus(), self.num_envs)
-        lag = (1 if self.ray else 0) if self.policy_lag == "auto" else self.policy_lag
+        beside = self.ray or (int(workers) > 1 and self.worker_processes)
+        lag = self.policy_lag
+        if lag == "auto":
+            lag = (1 if self.ray else 0) if share_update else (1 if beside else 0)
         out = dataclasses.replace(self, workers=int(workers), policy_lag=int(lag))
-        threads = ((1 if out.sharded_update else int(workers)) if self.threads == "auto"
-                   else self.threads)
+        threads = self.threads
+        if threads == "auto":
+            threads = 1 if share_update and out.sharded_update else int(workers)
         return dataclasses.replace(out, threads=int(threads))
 
     @property

@@ -36,8 +36,10 @@ SCALARS = ("act", "logp", "teacher", "adv", "ret")  # what the sharded update re
 class Pipeline:
     """The rollout workers of a run (a resolved config) and its launch schedule."""
 
-    def __init__(self, cfg: SelfPlayConfig, device: str, params: int) -> None:
+    def __init__(self, cfg: SelfPlayConfig, device: str, params: int, sharded: bool) -> None:
+        """``sharded``: the workers share the update (``SelfPlayTrainer.sharded``)."""
         self.cfg = cfg
+        self.sharded = sharded
         self.lag = int(cfg.policy_lag)
         self.workers = make_workers(cfg, device, params)
         self.pending_frozen: list[tuple[int, Weights]] = []  # pool snapshots not yet sent
@@ -82,7 +84,7 @@ class Pipeline:
             self._launch(net, teacher_coef, record=False, submit=True)
             # worker processes sharing the update read the rows from their shared blocks:
             # the learner needs the per-row numbers only (not ~1 KB of observation a row)
-            small = cfg.sharded_update and isinstance(self.workers, ProcessWorkers)
+            small = self.sharded and isinstance(self.workers, ProcessWorkers)
             return merge(self.workers.receive(), SCALARS if small else None)
         batch, info = merge(self.workers.receive())
         last = steps + info["new_steps"] >= cfg.total_steps
