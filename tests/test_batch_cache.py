@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import pkgutil
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -78,3 +79,87 @@ def test_the_digest_covers_the_batch_modules_and_the_codes() -> None:
     assert cache.sources_digest() == cache.DIGEST
     with pytest.raises(TypeError, match="keyword options only"):
         cache.njit(abs, error_model="numpy")  # numba.njit(fn, **options) is not ours
+
+
+SIGNATURES = ("int64", "float64", "int32", "float32")
+SAVE_AT_ONCE = '''
+import sys, threading
+import numba
+from numba.core import caching
+
+
+def run(folder, sig, shared):
+    """Compile one signature; every process reads the index, then all write at once (a
+    process that cannot reach the meeting point, as under a lock, goes on after 3 s)."""
+    write_index = caching.IndexDataCacheFile._save_index
+
+    def at_once(self, overloads):
+        try:
+            shared.wait(3.0)
+        except threading.BrokenBarrierError:
+            pass
+        write_index(self, overloads)
+    caching.IndexDataCacheFile._save_index = at_once
+    sys.path.insert(0, folder)
+    import kernel_race
+    kernel_race.add_one.compile((getattr(numba, sig),))
+'''
+
+
+def _compile_at_once(folder: Path) -> None:
+    import multiprocessing as mp
+
+    (folder / "race_driver.py").write_text(SAVE_AT_ONCE)
+    sys.path.insert(0, str(folder))
+    try:
+        import race_driver  # type: ignore[import-not-found]
+        ctx = mp.get_context("spawn")
+        shared = ctx.Barrier(len(SIGNATURES))
+        procs = [ctx.Process(target=race_driver.run, args=(str(folder), s, shared)) for s in SIGNATURES]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(300)
+        assert [p.exitcode for p in procs] == [0] * len(procs)
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("race_driver", None)
+
+
+def test_processes_filling_the_cache_at_once_keep_every_signature(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four processes save four signatures of one kernel at the same moment (the rollout
+    workers on a cold cache): numba's own index update lost three of them and sent the
+    survivors to one another's data files; here each loads its own overload afterwards."""
+    (tmp_path / "kernel_race.py").write_text(KERNEL)
+    _compile_at_once(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # imported under the name it was cached by
+    fresh = importlib.import_module("kernel_race")
+    monkeypatch.delitem(sys.modules, "kernel_race")
+    for name in SIGNATURES:
+        sig = (getattr(numba, name),)
+        fresh.add_one.compile(sig)
+        assert list(fresh.add_one.overloads)[-1] == sig, name  # its own, not another's
+    assert not fresh.add_one.stats.cache_misses  # all four were kept
+    assert len(fresh.add_one.stats.cache_hits) == len(SIGNATURES)
+
+
+def test_an_entry_naming_another_signatures_file_is_a_miss(tmp_path: Path) -> None:
+    """The index (written by a process that raced another) sends ``float64`` to the data of
+    ``int64``: the kernel compiles for ``float64`` instead of taking the other overload."""
+    path = tmp_path / "kernel_swap.py"
+    path.write_text(KERNEL)
+    first = _load(path, "kernel_swap_1")
+    for t in (numba.int64, numba.float64):
+        first.add_one.compile((t,))
+    files = first.add_one._cache._cache_file
+    index = files._load_index()
+    (k_int,) = [k for k in index if k[0] == (numba.int64,)]
+    (k_float,) = [k for k in index if k[0] == (numba.float64,)]
+    index[k_float] = index[k_int]
+    files._save_index(index)
+    again = _load(path, "kernel_swap_2")
+    again.add_one.compile((numba.float64,))
+    assert list(again.add_one.overloads) == [(numba.float64,)]
+    assert again.add_one(0.5) == 1.5
+    assert again.add_one.stats.cache_misses  # compiled, not loaded from the wrong file

@@ -230,7 +230,9 @@ def test_ray_workers_give_the_first_update_of_the_single_process_trainer(tmp_pat
     """Two rollout workers as Ray actors on a local cluster, and the same two workers in the
     learner's process: the same seed gives the same first update (and the same games)."""
     ray = pytest.importorskip("ray")
-    over = {"workers": 2, "total_steps": 1, "opponents": {"self": 1, "rule": 1, "frozen": 1}}
+    # policy_lag: 1, Ray's auto (its actors do not share the update): the learner's update
+    over = {"workers": 2, "total_steps": 1, "opponents": {"self": 1, "rule": 1, "frozen": 1},
+            "policy_lag": 1}
     local = SelfPlayTrainer(small(tmp_path / "local", **over))
     s_local = local.run()
     started = not ray.is_initialized()

@@ -33,12 +33,12 @@ def two(out: Path, **over: Any) -> dict[str, Any]:
 def test_auto_is_one_worker_per_usable_cpu_and_the_lag_follows() -> None:
     cfg = SelfPlayConfig.from_dict({}).resolved()
     assert cfg.workers == min(usable_cpus(), cfg.num_envs)
-    assert cfg.policy_lag == (1 if cfg.workers > 1 else 0) and cfg.threads == cfg.workers
+    assert cfg.policy_lag == 0 and cfg.threads == 1  # more workers share the update
+    assert cfg.sharded_update == (cfg.workers > 1)
     assert SelfPlayConfig.from_dict({"workers": 3, "threads": "2"}).resolved().threads == 2
     assert SelfPlayConfig.from_dict({"workers": "1"}).resolved().policy_lag == 0
-    assert SelfPlayConfig.from_dict({"workers": 3}).resolved().policy_lag == 1
-    assert SelfPlayConfig.from_dict({"workers": 3, "worker_processes": False}
-                                    ).resolved().policy_lag == 0
+    assert SelfPlayConfig.from_dict({"workers": 3}).resolved().policy_lag == 0
+    assert SelfPlayConfig.from_dict({"workers": 3, "policy_lag": 1}).resolved().threads == 3
     assert SelfPlayConfig.from_dict({"workers": 1, "ray": True}).resolved().policy_lag == 1
     assert SelfPlayConfig.from_dict({"engine": "python"}).resolved().workers == 1
     assert SelfPlayConfig.from_dict({"num_envs": 1, "workers": "auto"}).resolved().workers == 1
@@ -54,11 +54,14 @@ def test_auto_is_one_worker_per_usable_cpu_and_the_lag_follows() -> None:
             SelfPlayConfig.from_dict(bad)
 
 
-def test_worker_processes_give_the_numbers_of_the_in_process_workers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lag", [0, 1])
+def test_worker_processes_give_the_numbers_of_the_in_process_workers(tmp_path: Path, lag: int
+                                                                     ) -> None:
     """Where the workers run changes the speed, not the numbers: two worker processes
-    playing beside the learner end with the weights, games and pool of the same two workers
-    run one after another in the learner's process (teacher and frozen seats included)."""
-    over = {"total_steps": 500, "teacher": "rule", "critic": "state"}
+    sharing the update (lag 0) or playing beside the learner (lag 1) end with the weights,
+    games and pool of the same two workers run one after another in the learner's process
+    (teacher and frozen seats included)."""
+    over = {"total_steps": 500, "teacher": "rule", "critic": "state", "policy_lag": lag}
     procs = SelfPlayTrainer(two(tmp_path / "procs", worker_processes=True, **over))
     assert type(procs.workers.workers).__name__ == "ProcessWorkers"  # type: ignore[union-attr]
     s_procs = procs.run()
@@ -127,6 +130,20 @@ def test_a_pipelined_run_resumes_exactly(tmp_path: Path) -> None:
         SelfPlayTrainer(two(tmp_path / "half", resume="auto", workers=3, **over)).run()
 
 
+def test_a_run_sharing_the_update_resumes_exactly(tmp_path: Path) -> None:
+    """Stopping and resuming a run whose workers share the update changes nothing: the
+    update reads only the learner's weights, optimiser and shuffling generator."""
+    over = {"teacher": "rule", "teacher_steps": 100_000, "lr_schedule": "constant",
+            "ent_schedule": "constant", "checkpoint_interval": 2, "policy_lag": 0}
+    whole = SelfPlayTrainer(two(tmp_path / "whole", **over))
+    assert whole.cfg.sharded_update
+    s_whole = whole.run()
+    half = SelfPlayTrainer(two(tmp_path / "half", total_steps=400, **over))
+    assert 0 < half.run()["updates"] < s_whole["updates"]
+    resumed = SelfPlayTrainer(two(tmp_path / "half", resume="auto", **over))
+    assert_resumed_as_whole(resumed, whole, s_whole, tmp_path)
+
+
 def learn(out: Path, updates: int = 60, games: int = 200, **over: Any) -> dict[str, Any]:
     """A fixed budget of decisions (about ``updates`` updates) from a fixed seed; the greedy
     policy's result against ``random`` over ``games`` games before and after."""
@@ -158,9 +175,14 @@ def same_margin(one: dict[str, Any], every: dict[str, Any], low: float) -> None:
 
 def test_every_core_learns_as_much_per_decision_as_one(tmp_path: Path) -> None:
     """The same budget of decisions from the same seed, trained on one core (one worker, no
-    lag, one thread) and as on two (two workers, policy_lag: 1, two learner threads; in this
-    process, with the numbers of worker processes): both beat ``random`` by the same
-    margin, within the noise of 200 games."""
+    lag, one thread) and as on two (two workers sharing the update; two workers with
+    policy_lag: 1 and two learner threads; in this process, with the numbers of worker
+    processes): each beats ``random`` by the same margin as one core, within the noise of
+    200 games."""
     one = learn(tmp_path / "one")
-    every = learn(tmp_path / "every", workers=2, policy_lag=1, worker_processes=False)
-    same_margin(one, every, 0.65)
+    shared = learn(tmp_path / "shared", workers=2, worker_processes=False)
+    assert shared["updates"] and SelfPlayConfig.from_dict(
+        {"workers": 2, "worker_processes": False}).resolved().sharded_update
+    same_margin(one, shared, 0.65)
+    lagged = learn(tmp_path / "lagged", workers=2, policy_lag=1, worker_processes=False)
+    same_margin(one, lagged, 0.65)

@@ -1,5 +1,6 @@
 """End-to-end training throughput, side by side in one run: the self-play trainer on the batch
-engine on one core and on every core (``workers: auto``, ``policy_lag: 1``), the same trainer
+engine on one core and on every core (``workers``, ``policy_lag`` and ``threads`` at ``auto``:
+the update sharded over the workers; and with ``policy_lag: 1``), the same trainer
 on the Python engine (``engine: python``, the trainer before the batch engine) and SB3
 MaskablePPO on the single-agent env, all 2-player classic with the shipped network (MLP
 256x256).
@@ -31,7 +32,7 @@ from uno_env.training.config import usable_cpus
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "train"
 Iteration = Callable[[], int]  # one rollout + update; returns game decisions played
-ONE_CORE = {"workers": 1, "policy_lag": 0}  # the trainer in one process, as it was
+ONE_CORE = {"workers": 1, "policy_lag": 0, "threads": 1}  # the trainer in one process
 # The trainer as it was before the batch engine (configs/train/classic_selfplay.yaml of
 # commit 901fc37): raw_env games, 80% rule opponents, the rule teacher, 4 epochs.
 PREVIOUS = {"engine": "python", "num_envs": 64, "rollout_ticks": 128, "epochs": 4,
@@ -123,12 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_selfplay_")
     shipped = {"engine": "batch", **ONE_CORE}
-    every = {"engine": "batch", "workers": a.workers, "policy_lag": "auto"}
+    every = {"engine": "batch", "workers": a.workers, "policy_lag": "auto", "threads": "auto"}
     makers: dict[str, Callable[[], Contender]] = {
         "batch": lambda: selfplay({**shipped, "opponents": {"self": 1}}, f"{tmp}/b"),
         "batch-config-mix": lambda: selfplay(shipped, f"{tmp}/m"),
         "all-cores-mix": lambda: selfplay(every, f"{tmp}/a"),
-        "all-cores-no-lag": lambda: selfplay({**every, "policy_lag": 0}, f"{tmp}/n"),
+        "all-cores-lag": lambda: selfplay({**every, "policy_lag": 1}, f"{tmp}/n"),
         "mix-python-opp": lambda: selfplay({**shipped, "opponent_engine": "python"},
                                            f"{tmp}/q"),
         "python": lambda: selfplay({"engine": "python", "num_envs": 64,
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:>18}: {dec / wall:9.0f} decisions/s wall  {dec / cpu:9.0f} per "
               f"CPU-second{ratio}")
     one = totals.get("batch-config-mix")
-    for name, lag in (("all-cores-mix", "auto"), ("all-cores-no-lag", "0")):
+    for name, lag in (("all-cores-mix", "auto"), ("all-cores-lag", "1")):
         every_t = totals.get(name)
         if one and every_t and one[0]:
             print(f"all cores (workers: {a.workers}, policy_lag: {lag}, threads: auto) vs one "
@@ -171,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
           "teacher (python: 64 games x 128 ticks); batch-config-mix: its opponents (rule, "
           "self, frozen), no teacher, rule seats compiled, one core (workers: 1, policy_lag: "
           "0; batch and mix-python-opp too); all-cores-mix: the same on every core "
-          "(workers, policy_lag, threads: auto); all-cores-no-lag: with policy_lag: 0; "
+          "(workers, policy_lag, threads: auto: the update sharded over the workers); "
+          "all-cores-lag: with policy_lag: 1 (rollouts beside the learner's threads); "
           "mix-python-opp: the same with "
           "Python rule agents (opponent_engine: python, the trainer before); "
           "python-previous: the trainer's config before the batch engine (rule teacher, 80% "

@@ -150,8 +150,8 @@ class SelfPlayConfig(TrainerConfig):
     # one per CPU this process may use (docs/training.md, "Every core")
     workers: int | str = "auto"
     # updates by which the weights a rollout is played with trail the learner's: 0 plays each
-    # rollout with the current weights; 1 lets the workers play the next rollout while the
-    # learner updates. "auto": 1 when the workers run beside the learner, else 0
+    # rollout with the current weights (with workers > 1 they then share the update); 1 lets
+    # the workers play the next rollout while the learner updates. "auto": 1 for Ray, else 0
     policy_lag: int | str = "auto"
     # workers > 1 run in their own processes; false: one after another in the learner's
     # process (the same numbers, one core: for debugging)
@@ -206,7 +206,8 @@ class SelfPlayConfig(TrainerConfig):
     progress: bool = True
     tensorboard: bool = True
     # the learner's torch intra-op threads (the PPO update, three quarters of the work on one
-    # core); "auto": as many as the workers, one per core (each worker plays on one thread)
+    # core); "auto": 1 when the workers share the update (sharded_update), else as many as
+    # the workers, one per core (each worker plays on one thread)
     threads: int | str = "auto"
     deterministic: bool = True  # torch.use_deterministic_algorithms during the run
 
@@ -253,19 +254,34 @@ class SelfPlayConfig(TrainerConfig):
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
         config_key(self.variant, self.num_players, self.options)  # the game must exist
 
-    def resolved(self) -> SelfPlayConfig:
+    def resolved(self, share_update: bool = True) -> SelfPlayConfig:
         """A copy with ``workers``, ``policy_lag`` and ``threads`` as numbers: ``auto`` workers
         is one per CPU this process may use (at most ``num_envs``; one on ``engine:
-        python``), ``auto`` lag is 1 when the workers run beside the learner (in processes or
-        Ray actors), ``auto`` threads as many as the workers."""
+        python``). For a trainer whose workers can share the update (``share_update``, the
+        self-play trainer's), ``auto`` lag is 1 for Ray actors, else 0, and ``auto`` threads
+        1 when the update is then sharded (:attr:`sharded_update`); otherwise (the expert
+        loop's distillation) ``auto`` lag is 1 when the workers run beside the learner (in
+        processes or Ray actors), and ``auto`` threads as many as the workers."""
         workers = self.workers
         if workers == "auto":
             workers = 1 if self.engine == "python" else min(usable_cpus(), self.num_envs)
         beside = self.ray or (int(workers) > 1 and self.worker_processes)
-        lag = (1 if beside else 0) if self.policy_lag == "auto" else self.policy_lag
-        threads = int(workers) if self.threads == "auto" else self.threads
-        return dataclasses.replace(self, workers=int(workers), policy_lag=int(lag),
-                                   threads=int(threads))
+        lag = self.policy_lag
+        if lag == "auto":
+            lag = (1 if self.ray else 0) if share_update else (1 if beside else 0)
+        out = dataclasses.replace(self, workers=int(workers), policy_lag=int(lag))
+        threads = self.threads
+        if threads == "auto":
+            threads = 1 if share_update and out.sharded_update else int(workers)
+        return dataclasses.replace(out, threads=int(threads))
+
+    @property
+    def sharded_update(self) -> bool:
+        """Whether the PPO update is spread over the rollout workers (resolved configs:
+        two workers or more, no lag, no Ray, the learner on the CPU; see
+        ``uno_env.training.selfplay.sharded``)."""
+        return (isinstance(self.workers, int) and self.workers > 1 and self.policy_lag == 0
+                and not self.ray and self.device == "cpu")
 
 
 def usable_cpus() -> int:

@@ -24,7 +24,11 @@ LABEL_STREAM = 2  # derive_seed(seed, LABEL_STREAM): the order label minibatches
 class DistillTrainer(SelfPlayTrainer):
     """``SelfPlayTrainer`` whose PPO loss gains ``coef`` times the distillation loss on
     ``batch`` label rows per minibatch (drawn by a generator of its own, checkpointed with
-    the run). With ``coef == 0`` or no labels it is the plain trainer, number for number."""
+    the run). With ``coef == 0`` or no labels it is the plain trainer, number for number.
+    Its update (with the distillation term) stays in the learner: the workers play beside
+    it (``policy_lag: auto`` is 1 with worker processes, as before the shared update)."""
+
+    SHARES_UPDATE = False
 
     def __init__(self, config: dict[str, Any] | SelfPlayConfig,
                  labels: dict[str, np.ndarray] | None, coef: float, value_coef: float,

@@ -20,22 +20,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
+from uno_env.agents.policy import PolicyNet
 from uno_env.training.config import SelfPlayConfig
-from uno_env.training.selfplay.procs import make_workers
+from uno_env.training.selfplay.procs import ProcessWorkers, make_workers
+from uno_env.training.selfplay.sharded import ShardRunner, local_runner
 from uno_env.training.selfplay.workers import Result, cpu_state, merge
 
 Weights = dict[str, torch.Tensor]
+SCALARS = ("act", "logp", "teacher", "adv", "ret")  # what the sharded update reads here
 
 
 class Pipeline:
     """The rollout workers of a run (a resolved config) and its launch schedule."""
 
-    def __init__(self, cfg: SelfPlayConfig, device: str) -> None:
+    def __init__(self, cfg: SelfPlayConfig, device: str, params: int, sharded: bool) -> None:
+        """``sharded``: the workers share the update (``SelfPlayTrainer.sharded``)."""
         self.cfg = cfg
+        self.sharded = sharded
         self.lag = int(cfg.policy_lag)
-        self.workers = make_workers(cfg, device)
+        self.workers = make_workers(cfg, device, params)
         self.pending_frozen: list[tuple[int, Weights]] = []  # pool snapshots not yet sent
         self.launched: dict[str, Any] | None = None  # the last launch, when recorded
         self._restored: dict[str, Any] | None = None
@@ -76,12 +82,23 @@ class Pipeline:
         cfg = self.cfg
         if not self.lag:
             self._launch(net, teacher_coef, record=False, submit=True)
-            return merge(self.workers.receive())
+            # worker processes sharing the update read the rows from their shared blocks:
+            # the learner needs the per-row numbers only (not ~1 KB of observation a row)
+            small = self.sharded and isinstance(self.workers, ProcessWorkers)
+            return merge(self.workers.receive(), SCALARS if small else None)
         batch, info = merge(self.workers.receive())
         last = steps + info["new_steps"] >= cfg.total_steps
         record = last or (updates + 1) % cfg.checkpoint_interval == 0
         self._launch(net, teacher_coef, record=record, submit=not last)
         return batch, info
+
+    def shard_runner(self, net: PolicyNet, batch: dict[str, np.ndarray], critic: bool
+                     ) -> ShardRunner:
+        """The sharded update's gradients for ``batch`` (the rollout just collected): computed
+        by the worker processes, or here one shard after another (the same numbers)."""
+        if isinstance(self.workers, ProcessWorkers):
+            return self.workers.shard_runner(net)
+        return local_runner(net, batch, critic)
 
     def snapshot(self, version: int, net: torch.nn.Module) -> None:
         """A pool snapshot for the workers: sent now when they are idle, else at the next

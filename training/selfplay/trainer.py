@@ -32,6 +32,7 @@ from uno_env.training.selfplay.opponents import AgentCache, OpponentPool
 from uno_env.training.selfplay.pipeline import Pipeline
 from uno_env.training.selfplay.ppo import ppo_update
 from uno_env.training.selfplay.rollout import Rollout, make_env
+from uno_env.training.selfplay.sharded import sharded_update
 from uno_env.training.selfplay.weights import fitted_weights
 
 
@@ -61,9 +62,13 @@ def linear(start: float, end: float, frac: float) -> float:
 class SelfPlayTrainer:
     """The learner; ``run()`` trains to ``total_steps`` and returns a summary dict."""
 
+    SHARES_UPDATE = True  # the workers may share the update (a subclass with its own: False)
+
     def __init__(self, config: dict[str, Any] | SelfPlayConfig) -> None:
         cfg = config if isinstance(config, SelfPlayConfig) else SelfPlayConfig.from_dict(config)
-        self.cfg = cfg = cfg.resolved()  # workers, policy_lag and threads as numbers
+        # workers, policy_lag and threads as numbers
+        self.cfg = cfg = cfg.resolved(self.SHARES_UPDATE)
+        self.sharded = self.SHARES_UPDATE and cfg.sharded_update
         self.out = Path(cfg.output_dir)
         self.key = config_key(cfg.variant, cfg.num_players, cfg.options)
         self.n = cfg.num_players
@@ -111,7 +116,8 @@ class SelfPlayTrainer:
                                    {"env": self.rng_env, "seat": self.rng_seat,
                                     "act": self.rng_act}, self.critic_extra)
         else:
-            self.workers = Pipeline(cfg, str(self.device))
+            self.workers = Pipeline(cfg, str(self.device),
+                                    sum(p.numel() for p in self.net.parameters()), self.sharded)
 
     # --- checkpoints ----------------------------------------------------------------------
     def checkpoint_dict(self) -> dict[str, Any]:
@@ -178,6 +184,10 @@ class SelfPlayTrainer:
     # --- update ---------------------------------------------------------------------------
     def _update(self, batch: dict[str, np.ndarray], ent_coef: float, teacher_coef: float
                 ) -> dict[str, float]:
+        if self.workers is not None and self.sharded:
+            run = self.workers.shard_runner(self.net, batch, self.critic_extra > 0)
+            return sharded_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle,
+                                  ent_coef, teacher_coef, int(self.cfg.workers), run)
         return ppo_update(self.net, self.opt, self.cfg, batch, self.rng_shuffle, ent_coef,
                           teacher_coef, self.device, self.critic_extra > 0)
 

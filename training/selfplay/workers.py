@@ -116,10 +116,11 @@ class RayWorkers(LocalWorkers):
         self.actors = []
 
 
-def merge(results: list[Result]) -> Result:
-    """One batch (the workers' decisions in worker order) and one info of a rollout."""
+def merge(results: list[Result], fields: tuple[str, ...] | None = None) -> Result:
+    """One batch (the workers' decisions in worker order; ``fields`` of it, or all) and one
+    info of a rollout."""
     batches = [b for b, _ in results]
-    batch = {k: np.concatenate([b[k] for b in batches]) for k in batches[0]}
+    batch = {k: np.concatenate([b[k] for b in batches]) for k in fields or batches[0]}
     info: dict[str, Any] = {"games": 0, "results": {}, "lengths": [], "truncated": 0,
                             "new_steps": 0}
     for _, i in results:
