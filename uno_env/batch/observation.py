@@ -44,33 +44,26 @@ def _bytes_to(out: np.ndarray, at: int, src: np.ndarray, nf: int) -> None:
 @njit(cache=True, inline="always", error_model="numpy")
 def _hidden(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
     """F-visibility: the inactive faces the others hold, the pile's top, and the observer's
-    own seen ones (one pass over the cards)."""
+    own seen ones: copies of the counts ``hold_hidden`` keeps (a loop over the cards here,
+    branching on each holder, was most of Flip's writer)."""
     S = s.S
     n, nf = t.n, t.nf
     at = t.ft[T.FT_OBS_AT]
     side = S[i, L.SIDE]
-    hidden = t.side_faces[side ^ 1]
     if side:
         out[at[O_DARK]] = 1.0
     opp = at[O_OPP_HIDDEN] - nf  # relative seat k >= 1 at opp + k * nf
-    own = at[O_OWN_HIDDEN]
-    loc = s.loc[i]
-    known = s.known[i]
-    for c in range(t.nc):
-        q = loc[c]
-        if q < 0:
-            continue
-        if q == seat:
-            if known[c]:
-                out[own + hidden[c]] += 1.0
-        else:
-            k = q - seat
-            if k < 0:
-                k += n
-            out[opp + k * nf + hidden[c]] += 1.0
+    hid = s.hid_counts[i]
+    q = seat
+    for k in range(1, n):
+        q += 1
+        if q == n:
+            q = 0
+        _bytes_to(out, opp + k * nf, hid[q], nf)
+    _bytes_to(out, at[O_OWN_HIDDEN], s.hid_known[i, seat], nf)
     pl = S[i, L.PILE_LEN]
     if pl:
-        out[at[O_PILE_HIDDEN] + hidden[s.pile[i, pl - 1]]] = 1.0
+        out[at[O_PILE_HIDDEN] + t.side_faces[side ^ 1, s.pile[i, pl - 1]]] = 1.0
 
 
 @njit(cache=True, error_model="numpy")

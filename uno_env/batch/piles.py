@@ -11,6 +11,18 @@ from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def hold_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
+    """F-visibility: card ``c`` joins (``d`` 1) or leaves (``d`` -1) the hand of ``seat``,
+    ``side`` up: its hidden face counted in ``hid_counts``, and in ``hid_known`` if its holder
+    has seen it (``known`` as it stands), so the observation reads counts, not every card."""
+    if t.sides:
+        h = t.side_faces[side ^ 1, c]
+        s.hid_counts[i, seat, h] += d
+        if s.known[i, c]:
+            s.hid_known[i, seat, h] += d
+
+
 @njit(cache=True, error_model="numpy")
 def reshuffle(s: Batch, t: Tables, i: int) -> bool:
     """G-reshuffle: the discards under the top card, shuffled, go under the draw pile."""
@@ -49,6 +61,7 @@ def draw(s: Batch, t: Tables, i: int, seat: int, n: int) -> int:
         s.loc[i, c] = seat
         s.counts[i, seat, faces[c]] += 1
         s.known[i, c] = 1  # F-visibility: its hidden face was on top of the pile
+        hold_hidden(s, t, i, S[i, SIDE], seat, c, 1)
         S[i, TICK] += 1
         s.acq[i, c] = S[i, TICK]
         got += 1
@@ -92,11 +105,15 @@ def flip(s: Batch, t: Tables, i: int) -> None:
     for k in range(dl):
         s.disc_counts[i, faces[s.disc[i, k]]] += 1
     s.counts[i, :, :] = 0
+    s.hid_counts[i, :, :] = 0
+    hidden = t.side_faces[side ^ 1]
     for c in range(t.nc):
         q = s.loc[i, c]
         if q >= 0:
             s.counts[i, q, faces[c]] += 1
+            s.hid_counts[i, q, hidden[c]] += 1
             s.known[i, c] = 1  # held through the flip: its owner saw the face now hidden
+    s.hid_known[i, :, :] = s.hid_counts[i, :, :]  # every held card is known now
 
 
 @njit(cache=True, inline="always", error_model="numpy")
