@@ -147,11 +147,11 @@ def test_kernel_invariants(variant: str) -> None:
                         hidden = t.side_faces[s.S[i, L.SIDE] ^ 1]
                         assert np.array_equal(np.bincount(hidden[held_q], minlength=t.nf),
                                               s.hid_counts[i, q])
-                        seen = held_q[s.known[i, held_q] == 1]
-                        assert np.array_equal(np.bincount(hidden[seen], minlength=t.nf),
-                                              s.hid_known[i, q])
+                        unseen = held_q[s.known[i, held_q] == 0]
+                        assert np.array_equal(np.bincount(hidden[unseen], minlength=t.nf),
+                                              s.hid_unseen[i, q])
                     else:
-                        assert not s.hid_counts[i, q].any() and not s.hid_known[i, q].any()
+                        assert not s.hid_counts[i, q].any() and not s.hid_unseen[i, q].any()
                 assert s.legal[i].sum() >= 2  # single-action decisions are taken for the player
         v.step(v.sample_actions())
 

@@ -99,13 +99,13 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
         s.revealed[i, q] = 0 if shown is None else np.frombuffer(shown[1], np.uint8)
     s.hand_len[i] = st.hand_len
     s.hid_counts[i] = 0
-    s.hid_known[i] = 0
+    s.hid_unseen[i] = 0
     if t.sides:  # F-visibility: what hold_hidden keeps up to date in the kernels
         hidden = t.side_faces[S[L.SIDE] ^ 1]
         for c in np.nonzero(s.loc[i] >= 0)[0]:
             q, h = s.loc[i, c], hidden[c]
             s.hid_counts[i, q, h] += 1
-            s.hid_known[i, q, h] += s.known[i, c]
+            s.hid_unseen[i, q, h] += 1 - s.known[i, c]
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)

@@ -78,7 +78,7 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     s.known[i, :] = 0
     s.counts[i, :, :] = 0
     s.hid_counts[i, :, :] = 0
-    s.hid_known[i, :, :] = 0
+    s.hid_unseen[i, :, :] = 0
     s.hand_len[i, :] = 0
     s.uno_called[i, :] = 0
     s.declined[i, :] = 0

@@ -259,7 +259,7 @@ def _write(s: Batch, t: Tables, dt: DetTables, i: int, g: int, mt: np.ndarray,
     s.known[i, :] = 0
     s.counts[i] = 0
     s.hid_counts[i] = 0
-    s.hid_known[i] = 0
+    s.hid_unseen[i] = 0
     s.disc_counts[i] = 0
     s.revealed[i] = 0
     s.revealed_from[i] = -1

@@ -63,7 +63,7 @@ class Batch(NamedTuple):
     counts: np.ndarray  # [B, N, F] uint8
     hand_len: np.ndarray  # [B, N] int16
     hid_counts: np.ndarray  # [B, N, F] uint8: F-visibility: held cards by hidden face
-    hid_known: np.ndarray  # [B, N, F] uint8: the same, of the cards their holder has seen
+    hid_unseen: np.ndarray  # [B, N, F] uint8: those the holder has not seen (dealt, no flip yet)
     uno_called: np.ndarray  # [B, N] uint8: G-uno: stands until the hand grows
     power: np.ndarray  # [B, N] uint8: X-power: green Power Cards
     revealed: np.ndarray  # [B, N, F] uint8: G-wd-challenge: (seat, face counts) shown
@@ -97,7 +97,7 @@ def allocate(t: Tables, b: int) -> Batch:
         counts=np.zeros((b, n, nf), np.uint8),
         hand_len=np.zeros((b, n), np.int16),
         hid_counts=np.zeros((b, n, nf), np.uint8),
-        hid_known=np.zeros((b, n, nf), np.uint8),
+        hid_unseen=np.zeros((b, n, nf), np.uint8),
         uno_called=np.zeros((b, n), np.uint8),
         power=np.ones((b, n), np.uint8),
         revealed=np.zeros((b, n, nf), np.uint8),

@@ -66,7 +66,10 @@ def _hidden(s: Batch, t: Tables, i: int, seat: int, out: np.ndarray) -> None:
         if q == n:
             q = 0
         _bytes_to(out, opp + k * nf, hid[q], nf)
-    _bytes_to(out, at[O_OWN_HIDDEN], s.hid_known[i, seat], nf)
+    own = out[at[O_OWN_HIDDEN]:at[O_OWN_HIDDEN] + nf]  # the seen ones
+    hid, unseen = s.hid_counts[i, seat], s.hid_unseen[i, seat]
+    for f in range(nf):
+        own[f] = hid[f] - unseen[f]
     pl = S[i, L.PILE_LEN]
     if pl:
         out[at[O_PILE_HIDDEN] + t.side_faces[side ^ 1, s.pile[i, pl - 1]]] = 1.0

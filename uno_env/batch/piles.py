@@ -14,13 +14,14 @@ from uno_env.batch.tables import Tables
 @njit(cache=True, inline="always", error_model="numpy")
 def hold_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
     """F-visibility: card ``c`` joins (``d`` 1) or leaves (``d`` -1) the hand of ``seat``,
-    ``side`` up: its hidden face counted in ``hid_counts``, and in ``hid_known`` if its holder
-    has seen it (``known`` as it stands), so the observation reads counts, not every card."""
+    ``side`` up: its hidden face counted in ``hid_counts``, and in ``hid_unseen`` if its
+    holder has not seen it (``known`` as it stands), so the observation reads counts, not
+    every card. (Unseen, not seen: drawn cards are seen, so a draw touches one count.)"""
     if t.sides:
         h = t.side_faces[side ^ 1, c]
         s.hid_counts[i, seat, h] += d
-        if s.known[i, c]:
-            s.hid_known[i, seat, h] += d
+        if not s.known[i, c]:
+            s.hid_unseen[i, seat, h] += d
 
 
 @njit(cache=True, error_model="numpy")
@@ -104,16 +105,18 @@ def flip(s: Batch, t: Tables, i: int) -> None:
     s.disc_counts[i, :] = 0
     for k in range(dl):
         s.disc_counts[i, faces[s.disc[i, k]]] += 1
-    s.counts[i, :, :] = 0
-    s.hid_counts[i, :, :] = 0
-    hidden = t.side_faces[side ^ 1]
-    for c in range(t.nc):
-        q = s.loc[i, c]
-        if q >= 0:
-            s.counts[i, q, faces[c]] += 1
-            s.hid_counts[i, q, hidden[c]] += 1
-            s.known[i, c] = 1  # held through the flip: its owner saw the face now hidden
-    s.hid_known[i, :, :] = s.hid_counts[i, :, :]  # every held card is known now
+    # the hands' faces up were hidden and the reverse (hold_hidden's counts): swapped, not
+    # counted again; every held card is known now, so none is unseen
+    cnt, hid = s.counts[i], s.hid_counts[i]
+    for q in range(t.n):
+        for f in range(t.nf):
+            up = cnt[q, f]
+            cnt[q, f] = hid[q, f]
+            hid[q, f] = up
+    s.hid_unseen[i, :, :] = 0
+    loc, known = s.loc[i], s.known[i]
+    for c in range(t.nc):  # held through the flip: its owner saw the face now hidden
+        known[c] |= 1 if loc[c] >= 0 else 0  # no branch: a hand's cards lie anywhere
 
 
 @njit(cache=True, inline="always", error_model="numpy")
