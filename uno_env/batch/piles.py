@@ -11,17 +11,23 @@ from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
 
 
+@njit(cache=True, error_model="numpy")
+def _count_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
+    h = t.side_faces[side ^ 1, c]
+    s.hid_counts[i, seat, h] += d
+    if not s.known[i, c]:
+        s.hid_unseen[i, seat, h] += d
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def hold_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
     """F-visibility: card ``c`` joins (``d`` 1) or leaves (``d`` -1) the hand of ``seat``,
     ``side`` up: its hidden face counted in ``hid_counts``, and in ``hid_unseen`` if its
     holder has not seen it (``known`` as it stands), so the observation reads counts, not
-    every card. (Unseen, not seen: drawn cards are seen, so a draw touches one count.)"""
+    every card. (Unseen, not seen: drawn cards are seen, so a draw touches one count.) A
+    call, not inlined: the other variants' hot code stays as small as it was."""
     if t.sides:
-        h = t.side_faces[side ^ 1, c]
-        s.hid_counts[i, seat, h] += d
-        if not s.known[i, c]:
-            s.hid_unseen[i, seat, h] += d
+        _count_hidden(s, t, i, side, seat, c, d)
 
 
 @njit(cache=True, error_model="numpy")
