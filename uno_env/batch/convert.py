@@ -102,10 +102,10 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
     s.hid_unseen[i] = 0
     if t.sides:  # F-visibility: what hold_hidden keeps up to date in the kernels
         hidden = t.side_faces[S[L.SIDE] ^ 1]
-        for c in np.nonzero(s.loc[i] >= 0)[0]:
-            q, h = s.loc[i, c], hidden[c]
-            s.hid_counts[i, q, h] += 1
-            s.hid_unseen[i, q, h] += 1 - s.known[i, c]
+        for card in np.nonzero(s.loc[i] >= 0)[0]:
+            holder, h = s.loc[i, card], hidden[card]
+            s.hid_counts[i, holder, h] += 1
+            s.hid_unseen[i, holder, h] += 1 - s.known[i, card]
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)
