@@ -124,7 +124,8 @@ def test_bad_configuration_errors_are_raw_envs() -> None:
 
 @pytest.mark.parametrize("variant", uno_env.list_variants())
 def test_kernel_invariants(variant: str) -> None:
-    """Cards conserved, the player to act has a real choice, counts match the cards."""
+    """Cards conserved, the player to act has a real choice, counts match the cards (Flip:
+    also the hidden faces' counts the observation reads, all held and the seen ones)."""
     v = vector_env(variant, 4, 32, max_steps=400)
     v.reset(seed=9)
     s, t = v._s, v._t
@@ -141,6 +142,16 @@ def test_kernel_invariants(variant: str) -> None:
                     mine = faces[np.flatnonzero(s.loc[i] == q)]
                     assert np.array_equal(np.bincount(mine, minlength=t.nf), s.counts[i, q])
                     assert s.hand_len[i, q] == len(mine)
+                    if t.sides:
+                        held_q = np.flatnonzero(s.loc[i] == q)
+                        hidden = t.side_faces[s.S[i, L.SIDE] ^ 1]
+                        assert np.array_equal(np.bincount(hidden[held_q], minlength=t.nf),
+                                              s.hid_counts[i, q])
+                        unseen = held_q[s.known[i, held_q] == 0]
+                        assert np.array_equal(np.bincount(hidden[unseen], minlength=t.nf),
+                                              s.hid_unseen[i, q])
+                    else:
+                        assert not s.hid_counts[i, q].any() and not s.hid_unseen[i, q].any()
                 assert s.legal[i].sum() >= 2  # single-action decisions are taken for the player
         v.step(v.sample_actions())
 

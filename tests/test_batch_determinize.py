@@ -21,6 +21,7 @@ from uno_env.batch.determinize import (
     seed_generators,
 )
 from uno_env.batch.mt19937 import getrandbits64, randbelow, random_float, seed_int, shuffle
+from uno_env.batch.step import observe_kernel
 from uno_env.determinize import InconsistentObservation, Recall, determinize
 from uno_env.inference import Avoid
 from uno_env.rules import table
@@ -82,7 +83,9 @@ def positions(variant: str, n: int, options: dict, episodes: int, seed: int):
 
 def check(det: Determinizer, pos: list, samples: int, where: str) -> set[int]:
     """Each position sampled ``samples`` times in one fill (spread over a larger batch);
-    every row equals determinize() from the same seed. Returns the phases seen."""
+    every row equals determinize() from the same seed, and every seat's observation of the
+    row (the batch writer, hidden counts included) is the Python engine's of that state.
+    Returns the phases seen."""
     batch = det.allocate(samples * 2)
     phases: set[int] = set()
     for k, (obs, mask, seat, rec, avoid, must) in enumerate(pos):
@@ -97,6 +100,10 @@ def check(det: Determinizer, pos: list, samples: int, where: str) -> set[int]:
                                must=must)
             got = det.to_state(batch, int(rows[j]))
             assert_same(want, got, f"{where} position {k} sample {j}")
+            for q in range(det.game.num_players):
+                row_obs = np.zeros(det.layout.size, np.float32)
+                observe_kernel(batch, det.tables, int(rows[j]), q, row_obs)
+                assert np.array_equal(row_obs, det.layout.build(want, q)), f"{where} {k}/{j}"
             back = random.Random()
             load_generator(back, mt, mti, j)
             assert back.getstate() == ref.getstate(), f"{where} {k}/{j}: generator"

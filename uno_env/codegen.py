@@ -22,11 +22,11 @@ from uno_env.rules.table import ARRAYS, S_FIELDS, TABLE, Field
 
 ROOT = Path(__file__).resolve().parent
 _SHAPES = {"game": "(b,)", "seat": "(b, n)", "card": "(b, nc)", "face": "(b, nf)",
-           "seat_face": "(b, n, nf)", "round": "(b, r)", "round_seat": "(b, r, n)",
-           "action": "(b, na8)"}
+           "seat_face": "(b, n, nf)", "seat_hidden": "(b, n, nf if t.sides else 0)",
+           "round": "(b, r)", "round_seat": "(b, r, n)", "action": "(b, na8)"}
 _DIMS = {"game": "[B]", "seat": "[B, N]", "card": "[B, C]", "face": "[B, F]",
-         "seat_face": "[B, N, F]", "round": "[B, R]", "round_seat": "[B, R, N]",
-         "action": "[B, A8]"}
+         "seat_face": "[B, N, F]", "seat_hidden": "[B, N, F or 0]", "round": "[B, R]",
+         "round_seat": "[B, R, N]", "action": "[B, A8]"}
 
 
 def _comment(doc: str) -> str:

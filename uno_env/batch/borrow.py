@@ -100,6 +100,8 @@ def borrow_batch(s: Batch) -> Batch:
         borrow(s.known),
         borrow(s.counts),
         borrow(s.hand_len),
+        borrow(s.hid_counts),
+        borrow(s.hid_unseen),
         borrow(s.uno_called),
         borrow(s.power),
         borrow(s.revealed),

@@ -98,6 +98,14 @@ def from_state(s: Batch, t: Tables, st: State, i: int) -> None:
         s.revealed_from[i, q] = -1 if shown is None else shown[0]
         s.revealed[i, q] = 0 if shown is None else np.frombuffer(shown[1], np.uint8)
     s.hand_len[i] = st.hand_len
+    s.hid_counts[i] = 0
+    s.hid_unseen[i] = 0
+    if t.sides:  # F-visibility: what hold_hidden keeps up to date in the kernels
+        hidden = t.side_faces[S[L.SIDE] ^ 1]
+        for card in np.nonzero(s.loc[i] >= 0)[0]:
+            holder, h = s.loc[i, card], hidden[card]
+            s.hid_counts[i, holder, h] += 1
+            s.hid_unseen[i, holder, h] += 1 - s.known[i, card]
     s.legal[i] = 0
     s.legal[i, st.legal] = 1
     S[L.NLEGAL] = len(st.legal)

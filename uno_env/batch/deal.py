@@ -33,7 +33,7 @@ from uno_env.batch.layout import (
     UNTIL_COLOR,
     Batch,
 )
-from uno_env.batch.piles import draw, flip
+from uno_env.batch.piles import draw, flip, hold_hidden
 from uno_env.batch.rng import shuffle
 from uno_env.batch.tables import Tables
 from uno_env.rules.codes import (
@@ -77,6 +77,8 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
     s.acq[i, :] = 0
     s.known[i, :] = 0
     s.counts[i, :, :] = 0
+    s.hid_counts[i, :, :] = 0
+    s.hid_unseen[i, :, :] = 0
     s.hand_len[i, :] = 0
     s.uno_called[i, :] = 0
     s.declined[i, :] = 0
@@ -94,6 +96,7 @@ def deal(s: Batch, t: Tables, i: int, dealer: int) -> None:
             c = pile[pl]
             s.loc[i, c] = seat
             s.counts[i, seat, faces[c]] += 1
+            hold_hidden(s, t, i, 0, seat, c, 1)  # not seen yet (known 0)
             s.hand_len[i, seat] += 1
             tick += 1
             s.acq[i, c] = tick

@@ -23,6 +23,7 @@ from uno_env.batch.effects import catch_victim
 from uno_env.batch.layout import Batch
 from uno_env.batch.legal import compute_legal
 from uno_env.batch.mt19937 import getrandbits64, randbelow
+from uno_env.batch.piles import hold_hidden
 from uno_env.batch.tables import OBS_PIECES, Tables
 from uno_env.cards import NUM_COLORS, WILD
 from uno_env.rules.codes import (
@@ -257,6 +258,8 @@ def _write(s: Batch, t: Tables, dt: DetTables, i: int, g: int, mt: np.ndarray,
     s.acq[i, :] = 0
     s.known[i, :] = 0
     s.counts[i] = 0
+    s.hid_counts[i] = 0
+    s.hid_unseen[i] = 0
     s.disc_counts[i] = 0
     s.revealed[i] = 0
     s.revealed_from[i] = -1
@@ -271,6 +274,7 @@ def _write(s: Batch, t: Tables, dt: DetTables, i: int, g: int, mt: np.ndarray,
             s.acq[i, cid] = tick
             s.known[i, cid] = known[c]
             s.counts[i, q, faces[cid]] += 1
+            hold_hidden(s, t, i, side, q, cid, 1)
         s.hand_len[i, q] = hand_len[k]
         s.uno_called[i, q] = uno[k]
         s.power[i, q] = power[k]

@@ -62,6 +62,8 @@ class Batch(NamedTuple):
     known: np.ndarray  # [B, C] uint8: F-visibility: the holder has seen the card's hidden face
     counts: np.ndarray  # [B, N, F] uint8
     hand_len: np.ndarray  # [B, N] int16
+    hid_counts: np.ndarray  # [B, N, F or 0] uint8: F-visibility: held cards by hidden face
+    hid_unseen: np.ndarray  # [B, N, F or 0] uint8: those not seen by the holder (dealt)
     uno_called: np.ndarray  # [B, N] uint8: G-uno: stands until the hand grows
     power: np.ndarray  # [B, N] uint8: X-power: green Power Cards
     revealed: np.ndarray  # [B, N, F] uint8: G-wd-challenge: (seat, face counts) shown
@@ -94,6 +96,8 @@ def allocate(t: Tables, b: int) -> Batch:
         known=np.zeros((b, nc), np.uint8),
         counts=np.zeros((b, n, nf), np.uint8),
         hand_len=np.zeros((b, n), np.int16),
+        hid_counts=np.zeros((b, n, nf if t.sides else 0), np.uint8),
+        hid_unseen=np.zeros((b, n, nf if t.sides else 0), np.uint8),
         uno_called=np.zeros((b, n), np.uint8),
         power=np.ones((b, n), np.uint8),
         revealed=np.zeros((b, n, nf), np.uint8),

@@ -12,6 +12,25 @@ from uno_env.batch.tables import Tables
 
 
 @njit(cache=True, error_model="numpy")
+def _count_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
+    h = t.side_faces[side ^ 1, c]
+    s.hid_counts[i, seat, h] += d
+    if not s.known[i, c]:
+        s.hid_unseen[i, seat, h] += d
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def hold_hidden(s: Batch, t: Tables, i: int, side: int, seat: int, c: int, d: int) -> None:
+    """F-visibility: card ``c`` joins (``d`` 1) or leaves (``d`` -1) the hand of ``seat``,
+    ``side`` up: its hidden face counted in ``hid_counts``, and in ``hid_unseen`` if its
+    holder has not seen it (``known`` as it stands), so the observation reads counts, not
+    every card. (Unseen, not seen: drawn cards are seen, so a draw touches one count.) A
+    call, not inlined: the other variants' hot code stays as small as it was."""
+    if t.sides:
+        _count_hidden(s, t, i, side, seat, c, d)
+
+
+@njit(cache=True, error_model="numpy")
 def reshuffle(s: Batch, t: Tables, i: int) -> bool:
     """G-reshuffle: the discards under the top card, shuffled, go under the draw pile."""
     S = s.S
@@ -49,6 +68,7 @@ def draw(s: Batch, t: Tables, i: int, seat: int, n: int) -> int:
         s.loc[i, c] = seat
         s.counts[i, seat, faces[c]] += 1
         s.known[i, c] = 1  # F-visibility: its hidden face was on top of the pile
+        hold_hidden(s, t, i, S[i, SIDE], seat, c, 1)
         S[i, TICK] += 1
         s.acq[i, c] = S[i, TICK]
         got += 1
@@ -91,12 +111,18 @@ def flip(s: Batch, t: Tables, i: int) -> None:
     s.disc_counts[i, :] = 0
     for k in range(dl):
         s.disc_counts[i, faces[s.disc[i, k]]] += 1
-    s.counts[i, :, :] = 0
-    for c in range(t.nc):
-        q = s.loc[i, c]
-        if q >= 0:
-            s.counts[i, q, faces[c]] += 1
-            s.known[i, c] = 1  # held through the flip: its owner saw the face now hidden
+    # the hands' faces up were hidden and the reverse (hold_hidden's counts): swapped, not
+    # counted again; every held card is known now, so none is unseen
+    cnt, hid = s.counts[i], s.hid_counts[i]
+    for q in range(t.n):
+        for f in range(t.nf):
+            up = cnt[q, f]
+            cnt[q, f] = hid[q, f]
+            hid[q, f] = up
+    s.hid_unseen[i, :, :] = 0
+    loc, known = s.loc[i], s.known[i]
+    for c in range(t.nc):  # held through the flip: its owner saw the face now hidden
+        known[c] |= 1 if loc[c] >= 0 else 0  # no branch: a hand's cards lie anywhere
 
 
 @njit(cache=True, inline="always", error_model="numpy")

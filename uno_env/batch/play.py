@@ -19,7 +19,7 @@ from uno_env.batch.effects import (
     top_face,
 )
 from uno_env.batch.layout import Batch
-from uno_env.batch.piles import draw, flip_powers
+from uno_env.batch.piles import draw, flip_powers, hold_hidden
 from uno_env.batch.scoring import end_round
 from uno_env.batch.support import PASS_JUMP_IN
 from uno_env.batch.tables import Tables
@@ -65,6 +65,7 @@ def _oldest(s: Batch, t: Tables, i: int, seat: int, f: int) -> int:
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _discard(s: Batch, t: Tables, i: int, seat: int, c: int, f: int) -> None:
+    hold_hidden(s, t, i, s.S[i, L.SIDE], seat, c, -1)
     s.loc[i, c] = -1
     s.counts[i, seat, f] -= 1
     s.disc[i, s.S[i, L.DISC_LEN]] = c

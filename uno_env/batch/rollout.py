@@ -195,6 +195,8 @@ def _copy_row(s: Batch, src: int, j: int) -> None:
     s.acq[j] = s.acq[src]
     s.known[j] = s.known[src]
     s.counts[j] = s.counts[src]
+    s.hid_counts[j] = s.hid_counts[src]
+    s.hid_unseen[j] = s.hid_unseen[src]
     s.hand_len[j] = s.hand_len[src]
     s.uno_called[j] = s.uno_called[src]
     s.power[j] = s.power[src]

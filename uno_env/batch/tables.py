@@ -143,6 +143,12 @@ def build_tables(game: Game, layout: ObservationLayout, reward: str,
     for k, name in enumerate(OBS_PIECES):
         if name in layout.by_name:
             at[k] = layout.by_name[name].start
+    # batch.observation zeroes the row around the pieces it copies whole, in this order
+    whole = [p for p in ("hand", "discard", "opp_hidden", "own_hidden") if p in layout.by_name]
+    starts = [layout.by_name[p].start for p in whole]
+    if starts[0] != 0 or starts != sorted(starts):
+        raise ValueError(f"batch observation writer: pieces {whole} must come first and in "
+                         f"this order, got offsets {starts}")
 
     def arr(xs: Any, dtype: Any = np.int16) -> np.ndarray:
         return np.array(xs, dtype=dtype)

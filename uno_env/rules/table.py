@@ -17,8 +17,9 @@ the rule code that uses it.
 
 Columns: ``scope`` says what one value belongs to, and so the batch shape: ``game``
 (``[B]``: a column of ``S`` when ``col`` is set), ``seat`` ``[B, N]``, ``card`` ``[B, C]``,
-``face`` ``[B, F]``, ``seat_face`` ``[B, N, F]``, ``round`` ``[B, R]``, ``round_seat``
-``[B, R, N]``, ``action`` ``[B, A rounded up to 8]``. ``dtype``: the batch array's (``S``
+``face`` ``[B, F]``, ``seat_face`` ``[B, N, F]``, ``seat_hidden`` (the same with two sides,
+else ``[B, N, 0]``), ``round`` ``[B, R]``, ``round_seat`` ``[B, R, N]``, ``action``
+``[B, A rounded up to 8]``. ``dtype``: the batch array's (``S``
 is int64; ``bool`` marks a flag). ``py``: the Python attribute's type (None: batch only);
 ``batch``: the ``Batch`` member (None: Python only, or a column of ``S``); ``col``: the
 constant naming its column of ``S``. ``snap``: its key in ``State.to_dict`` (None: not
@@ -32,7 +33,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-SCOPES = ("game", "seat", "card", "face", "seat_face", "round", "round_seat", "action")
+SCOPES = ("game", "seat", "card", "face", "seat_face", "seat_hidden", "round", "round_seat",
+          "action")
 COPIES = ("same", "list", "bytes", "own")
 
 
@@ -135,6 +137,10 @@ TABLE: tuple[Field | str, ...] = (
           own=True),
     Field("hand_len", "seat", "int16", py="list[int]", batch="hand_len", copy="own",
           own=True),
+    Field("hidden_counts", "seat_hidden", "uint8", py=None, batch="hid_counts",
+          doc="F-visibility: held cards by hidden face"),
+    Field("hidden_unseen", "seat_hidden", "uint8", py=None, batch="hid_unseen",
+          doc="those not seen by the holder (dealt)"),
     Field("present", "seat", py="list[int]", copy="own"),
     Field("uno_called", "seat", "uint8", py="list[bool]", batch="uno_called",
           snap="uno_called", copy="list", doc="G-uno: stands until the hand grows"),
