@@ -71,6 +71,11 @@ def test_the_page_says_how_many_games_were_truncated() -> None:
     del table["exploit"][1]["truncated"]
     page = markdown({**result, "tables": [table]})
     assert "The exploitability cells classic 2p ppo were measured before truncated" in page
+    assert "measured again alone" not in page
+    table["exploit"][0]["rerun"] = "then, so"
+    page = markdown({**result, "tables": [table]})
+    assert "measured again alone after that run, with the same settings, to count their " \
+        "truncated games: classic 2p rule (then, so)." in page
 
 
 def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,

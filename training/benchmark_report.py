@@ -190,6 +190,17 @@ def uncounted_note(result: dict[str, Any]) -> str:
             f"counted as not won.")
 
 
+def rerun_note(result: dict[str, Any]) -> str:
+    """The page's sentence on exploitability cells measured again alone after the run
+    (``rerun``: when, how and how long), so a reader knows they are not of the run above."""
+    again = [f"{t['variant']} {t['players']}p {e['agent']} ({e['rerun']})"
+             for t in result["tables"] for e in t["exploit"] if e.get("rerun")]
+    if not again:
+        return ""
+    return (f" These exploitability cells were measured again alone after that run, with the "
+            f"same settings, to count their truncated games: {'; '.join(again)}.")
+
+
 def markdown(result: dict[str, Any]) -> str:
     command = " ".join(["uno-env benchmark", result["config"],
                         *(f"--set {x}" for x in result["overrides"])])
@@ -218,7 +229,7 @@ def markdown(result: dict[str, Any]) -> str:
            f"exploit holds it to 1/players). " if result["exploit_budget"] else
            "Exploitability was not measured in this run (`exploit_budget: 0`). ")
         + "A table without a PPO agent trained for it says so."
-        + uncounted_note(result), ""]
+        + uncounted_note(result) + rerun_note(result), ""]
     for t in result["tables"]:
         lines += table_section(t, int(result["exploit_budget"]))
     return "\n".join(lines).rstrip() + "\n"
