@@ -67,3 +67,30 @@ def test_another_env_version_is_refused(tmp_path: Path) -> None:
         agents.load(f"ppo:{path}")
     now = _save(tmp_path / "now.pt", "classic", 2, {})
     assert agents.load(f"ppo:{now}").info["env_version"] == 1
+
+
+# Shipped files trained before the env versions, on an observation without the history pieces
+# (opp_declined, opp_drawn: v1 has them): the fingerprint of the tree that trained them is not
+# v1's, so they record no version and are checked by their layout and rules alone; their
+# policy reads v1's observation less those pieces (no ``pieces`` list: the old files' input).
+PRE_V1 = {"classic_4p_vd.pt": "e2d83c3", "flex_2p.pt": "265a0d7"}
+
+
+def test_every_shipped_checkpoint_records_its_env_version() -> None:
+    import torch
+
+    from uno_env.variants import find_variant
+
+    files = sorted(ppo.CHECKPOINT_DIR.glob("*.pt"))
+    assert len(files) >= 7, files
+    missing = []
+    for path in files:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+        if path.name in PRE_V1:
+            assert "env_version" not in payload and "pieces" not in payload, path.name
+            continue
+        if payload.get("env_version") is None:
+            missing.append(path.name)
+        else:
+            assert payload["env_version"] == find_variant(payload["variant"]).version, path.name
+    assert not missing, f"shipped checkpoints without env_version: {missing}"

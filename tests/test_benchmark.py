@@ -12,7 +12,7 @@ import pytest
 from uno_env.cli import main
 from uno_env.training import benchmark
 from uno_env.training.benchmark_report import capture_line, edge_share
-from uno_env.training.exploit import exploit
+from uno_env.training.exploit import exploit, tally
 
 TINY = {"num_envs": 8, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]}
 
@@ -30,6 +30,52 @@ def test_exploit_runs_a_tiny_budget() -> None:
         exploit("rule", 0, "express", 2)
     with pytest.raises(ValueError, match="unknown learner setting"):
         exploit("rule", 10, "express", 2, ppo={"lr": 1})
+
+
+class _FirstLegal:
+    """A learner stand-in: the first legal action, always (``model.predict``'s signature)."""
+
+    def predict(self, obs: Any, action_masks: Any, deterministic: bool) -> tuple[Any, None]:
+        return action_masks.argmax(axis=1), None
+
+
+def test_win_rate_counts_wins_losses_and_truncated_games_apart() -> None:
+    from uno_env.training.exploit import win_rate
+
+    # every game cut at 6 decisions: none won, none lost, no rate over decided games
+    cut = win_rate(_FirstLegal(), "rule", 16, "express", 2, {}, seed=1, max_steps=6, num_envs=8)
+    assert (cut["games"], cut["wins"], cut["losses"], cut["truncated"]) == (16, 0, 0, 16)
+    assert cut["win_rate"] == 0.0 and cut["decided_win_rate"] is None
+    full = win_rate(_FirstLegal(), "rule", 16, "express", 2, {}, seed=1, max_steps=2000,
+                    num_envs=8)
+    assert full["truncated"] == 0 and full["wins"] + full["losses"] == full["games"] == 16
+    assert full["decided_win_rate"] == full["win_rate"]
+    some = tally(3, 5, 10)  # 3 won, 2 lost, 5 truncated
+    assert some["losses"] == 2 and some["win_rate"] == 0.3 and some["decided_win_rate"] == 0.6
+    assert some["decided_ci_low"] < 0.6 < some["decided_ci_high"]
+    assert some["ci_low"] < 0.3 < some["ci_high"]
+
+
+def test_the_page_says_how_many_games_were_truncated() -> None:
+    from uno_env.training.benchmark_report import markdown
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    result = json.loads((docs / "benchmark-results.json").read_text(encoding="utf-8"))
+    table = dict(result["tables"][0], exploit=[dict(e) for e in result["tables"][0]["exploit"]])
+    table["pairs"] = [dict(table["pairs"][0], truncated=7), *table["pairs"][1:]]
+    table["exploit"][0].update(truncated=1024)
+    table["exploit"][1].update(truncated=0)
+    page = markdown({**result, "tables": [table]})
+    assert "(2,000; 7 truncated)" in page and "(1,024; 1,024 truncated)" in page
+    assert "were measured before truncated games were counted" not in page
+    del table["exploit"][1]["truncated"]
+    page = markdown({**result, "tables": [table]})
+    assert "The exploitability cells classic 2p ppo were measured before truncated" in page
+    assert "measured again alone" not in page
+    table["exploit"][0]["rerun"] = "then, so"
+    page = markdown({**result, "tables": [table]})
+    assert "measured again alone after that run, with the same settings, to count their " \
+        "truncated games: classic 2p rule (then, so)." in page
 
 
 def test_benchmark_tiny_config_end_to_end_and_resumes(tmp_path: Path,

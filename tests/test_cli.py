@@ -78,3 +78,24 @@ def test_an_adder_must_add_the_command_it_is_listed_under(
                         cli.Command("listed under the wrong name", "fake_commands:add"))
     with pytest.raises(RuntimeError, match="did not add a parser named 'other'"):
         cli.main(["other"])
+
+
+def test_set_items_are_read_once_for_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set KEY=VALUE`` (train, expert, exploit, benchmark) goes through one parser."""
+    from uno_env.cli import parse_settings
+    from uno_env.training.cli import load_config
+
+    assert parse_settings(["a=1", "ppo.lr=0.5", " b =[64, 64]", "c=off", "d=x=y"]) == [
+        ("a", 1), ("ppo.lr", 0.5), ("b", [64, 64]), ("c", False), ("d", "x=y")]
+    with pytest.raises(ValueError, match=r"^--set needs KEY=VALUE, got 'seed'$"):
+        parse_settings(["seed"])
+    with pytest.raises(ValueError, match=r"^--set needs KEY=VALUE with KEY one of a, b, got "
+                                         r"'c=1'$"):
+        parse_settings(["a=1", "c=1"], ("a", "b"))
+    with pytest.raises(ValueError, match=r"^--set needs KEY=VALUE, got 'seed'$"):
+        load_config("classic_selfplay", ["seed"])
+    assert load_config("classic_selfplay", ["ppo.lr=0.5", "seed=3"])["seed"] == 3
+    assert cli.main(["benchmark", "tiny", "--set", "nope=1"]) == 2
+    assert "--set needs KEY=VALUE with KEY one of seed, games, " in capsys.readouterr().err
+    assert cli.main(["exploit", "rule", "--budget", "1", "--set", "lr"]) == 2
+    assert "--set needs KEY=VALUE, got 'lr'" in capsys.readouterr().err

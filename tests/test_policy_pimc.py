@@ -168,13 +168,20 @@ def test_time_budget_bounds_a_decision() -> None:
     spent = []
     for _ in range(20):
         o = env.observe(env.agent_selection)
-        t = time.perf_counter()
+        t = time.thread_time()
         a = agent.act(o["observation"], o["action_mask"])
-        spent.append(time.perf_counter() - t)
+        spent.append(time.thread_time() - t)
         env.step(a)
         if env.engine.is_over:
             break
-    assert max(spent) < 2.0  # 0.1 s plus one chunk of playouts, with slack for load
+    # The budget is wall-clock time: a decision searches until it, then finishes the chunk of
+    # playouts in hand (the first chunk, 32 determinizations, whatever the budget). The bound
+    # is on the CPU time of the deciding thread, which does the search's work: wall time on a
+    # loaded machine also holds the time spent waiting for a core (1-2 s seen at load 8 on 2
+    # cores), and the process's CPU time that of torch's idle threads spinning (2.3 s seen),
+    # neither of which a budget can bound. Seen at load 8: 0.1-0.3 s. A search that ignored
+    # the deadline would not end (no simulation count is set).
+    assert max(spent) < 1.0, spent
     assert agent.last_iterations >= 1
 
 

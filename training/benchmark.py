@@ -314,18 +314,15 @@ def run(cfg: dict[str, Any], log: Any = None) -> dict[str, Any]:
 
 
 def cmd_benchmark(a: argparse.Namespace) -> int:
+    from uno_env.cli import parse_settings
     from uno_env.shipped import format_list
 
     if a.list:
         print(format_list("benchmark"))
         return 0
     cfg = load_config(a.config)
-    for item in a.set:
-        key, eq, raw = item.partition("=")
-        if not eq or key not in KEYS:
-            raise ValueError(f"--set needs KEY=VALUE with KEY one of {', '.join(KEYS)}, got "
-                             f"{item!r}")
-        cfg[key] = yaml.safe_load(raw)
+    for item, (key, value) in zip(a.set, parse_settings(a.set, KEYS), strict=True):
+        cfg[key] = value
         cfg.setdefault("overrides", []).append(item)
     if "edge_search" in cfg:
         if not isinstance(cfg["edge_search"], dict):

@@ -31,7 +31,14 @@ def _win(t: dict[str, Any], row: str, col: str) -> str:
         return "-"
     c, i = found
     r = c["agents"][i]
-    return f"{_pct(r['win_rate'], r['ci_low'], r['ci_high'])} ({c['games']:,})"
+    return f"{_pct(r['win_rate'], r['ci_low'], r['ci_high'])} ({_games(c)})"
+
+
+def _games(c: dict[str, Any]) -> str:
+    """A cell's games, and how many of them were truncated at the cap when any were (a
+    cell measured before they were counted has no ``truncated``)."""
+    cut = c.get("truncated")
+    return f"{c['games']:,}" + (f"; {cut:,} truncated" if cut else "")
 
 
 def _agent_line(role: str, a: dict[str, Any]) -> str:
@@ -67,7 +74,7 @@ def table_section(t: dict[str, Any], budget: int) -> list[str]:
         cells = [f"**{row}**"] + [_win(t, row, col) if col != row else "" for col in roles]
         e = exploit.get(row)
         if budget:
-            cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({e['games']:,})"
+            cells.append(f"{_pct(e['win_rate'], e['ci_low'], e['ci_high'])} ({_games(e)})"
                          if e else "-")
         lines.append("| " + " | ".join(cells) + " |")
     share = capture_line(t)
@@ -171,6 +178,29 @@ def _loads(values: list[float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
 
+def uncounted_note(result: dict[str, Any]) -> str:
+    """The page's sentence on exploitability cells from a run before ``exploit`` counted
+    truncated games (``truncated`` absent or null in the JSON): their games may hold some."""
+    old = [f"{t['variant']} {t['players']}p {e['agent']}" for t in result["tables"]
+           for e in t["exploit"] if e.get("truncated") is None]
+    if not old:
+        return ""
+    return (f" The exploitability cells {', '.join(old)} were measured before truncated "
+            f"games were counted (`truncated` null in the JSON): their games may hold some, "
+            f"counted as not won.")
+
+
+def rerun_note(result: dict[str, Any]) -> str:
+    """The page's sentence on exploitability cells measured again alone after the run
+    (``rerun``: when, how and how long), so a reader knows they are not of the run above."""
+    again = [f"{t['variant']} {t['players']}p {e['agent']} ({e['rerun']})"
+             for t in result["tables"] for e in t["exploit"] if e.get("rerun")]
+    if not again:
+        return ""
+    return (f" These exploitability cells were measured again alone after that run, with the "
+            f"same settings, to count their truncated games: {'; '.join(again)}.")
+
+
 def markdown(result: dict[str, Any]) -> str:
     command = " ".join(["uno-env benchmark", result["config"],
                         *(f"--set {x}" for x in result["overrides"])])
@@ -189,7 +219,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"interval and, in brackets, the games: {result['games']:,} per pair on the "
         f"compiled batch engine (`random`, `rule`, `ppo:`), fewer with the search agent "
         f"(`{result['search']}`, Python loop; each table says how many); games stop after "
-        f"{result['max_steps']:,} decisions (no winner). "
+        f"{result['max_steps']:,} decisions (no winner, so not a win; a cell says how many "
+        f"of its games were so truncated when any were). "
         + (f"The last column is the approximate exploitability: a fresh MaskablePPO learner "
            f"trained for the budget in the column's heading (learner decisions) against the "
            f"agent alone "
@@ -197,7 +228,8 @@ def markdown(result: dict[str, Any]) -> str:
            f"{result['exploit_games']:,} games (whole batches of them; an agent nobody can "
            f"exploit holds it to 1/players). " if result["exploit_budget"] else
            "Exploitability was not measured in this run (`exploit_budget: 0`). ")
-        + "A table without a PPO agent trained for it says so.", ""]
+        + "A table without a PPO agent trained for it says so."
+        + uncounted_note(result) + rerun_note(result), ""]
     for t in result["tables"]:
         lines += table_section(t, int(result["exploit_budget"]))
     return "\n".join(lines).rstrip() + "\n"

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from uno_env.cli import add_game_args, options_dict
+from uno_env.cli import add_game_args, options_dict, parse_settings
 from uno_env.shipped import find_config, format_list, shipped_configs
 
 TRAINERS = {"sb3": "uno_env.training.sb3_train", "selfplay": "uno_env.training.selfplay",
@@ -119,15 +119,9 @@ def _with_base(p: Path, seen: list[Path]) -> dict[str, Any]:
 def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
     """The YAML config at ``path`` (or shipped under that name) with ``KEY=VALUE``
     overrides applied."""
-    import yaml
-
     config = _with_base(find_config("train", path), [])
-    for item in overrides or []:
-        if "=" not in item:
-            raise ValueError(f"--set needs KEY=VALUE, got {item!r}")
-        key, raw = item.split("=", 1)
-        value = yaml.safe_load(raw)
-        parts = key.strip().split(".")
+    for key, value in parse_settings(overrides or []):
+        parts = key.split(".")
         node = config
         for part in parts[:-1]:
             child = node.setdefault(part, {})

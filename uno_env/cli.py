@@ -88,6 +88,24 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def parse_settings(items: Sequence[str], allowed: Collection[str] | None = None
+                   ) -> list[tuple[str, Any]]:
+    """``--set KEY=VALUE`` items as ``(KEY, value)`` pairs, each value read as YAML
+    (``0.5``, ``[64, 64]``, ``true``; YAML 1.1 reads ``1e-4`` as a string), the key
+    stripped; ``allowed``: the keys accepted. The commands that take ``--set`` (train,
+    expert, exploit, benchmark) read it here."""
+    import yaml
+
+    out = []
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or (allowed is not None and key not in allowed):
+            keys = "" if allowed is None else f" with KEY one of {', '.join(allowed)}"
+            raise ValueError(f"--set needs KEY=VALUE{keys}, got {item!r}")
+        out.append((key.strip(), yaml.safe_load(raw)))
+    return out
+
+
 def options_dict(items: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     return dict(items or [])
 
