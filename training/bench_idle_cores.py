@@ -24,22 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from uno_env.training.bench_selfplay import proc_cpu_seconds
-
-
-def trainer(over: dict[str, Any], out: str) -> Any:
-    import yaml
-
-    from uno_env.training.bench_selfplay import CONFIGS
-    from uno_env.training.selfplay import SelfPlayTrainer
-
-    cfg = yaml.safe_load((CONFIGS / "classic_selfplay.yaml").read_text())
-    cfg.update(eval_interval=0, eval_games=0, progress=False, tensorboard=False,
-               output_dir=out, teacher=None, total_steps=10**12, pool_interval=5)
-    cfg.update(over)
-    t = SelfPlayTrainer(cfg)
-    t.begin()
-    return t
+from uno_env.training.bench_selfplay import proc_cpu_seconds, started_trainer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,8 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=int, default=15, help="per trainer")
     a = p.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_idle_")
-    one = trainer({"workers": 1, "policy_lag": 0, "threads": 1}, f"{tmp}/1")
-    every = trainer({"workers": "auto", "policy_lag": "auto", "threads": "auto"}, f"{tmp}/a")
+    one = started_trainer({"workers": 1, "policy_lag": 0, "threads": 1}, f"{tmp}/1")
+    every: Any = started_trainer(  # the phases below are patched on its internals
+        {"workers": "auto", "policy_lag": "auto", "threads": "auto"}, f"{tmp}/a")
     if not every.sharded:
         raise SystemExit(f"{every.cfg.workers} usable CPU(s): no workers to share the update")
     pool = every.workers.workers

@@ -24,11 +24,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from uno_env.training.config import usable_cpus
+
+if TYPE_CHECKING:
+    from uno_env.training.selfplay import SelfPlayTrainer
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "train"
 Iteration = Callable[[], int]  # one rollout + update; returns game decisions played
@@ -64,7 +67,9 @@ class Contender:
         return time.process_time() + proc_cpu_seconds(self.pids)
 
 
-def selfplay(over: dict[str, Any], out: str) -> Contender:
+def started_trainer(over: dict[str, Any], out: str) -> SelfPlayTrainer:
+    """The benchmarked trainer: configs/train/classic_selfplay.yaml without evaluation,
+    teacher or output beyond ``out``, with ``over`` on top, begun."""
     from uno_env.training.selfplay import SelfPlayTrainer
 
     cfg = yaml.safe_load((CONFIGS / "classic_selfplay.yaml").read_text())
@@ -73,6 +78,11 @@ def selfplay(over: dict[str, Any], out: str) -> Contender:
     cfg.update(over)
     t = SelfPlayTrainer(cfg)
     t.begin()
+    return t
+
+
+def selfplay(over: dict[str, Any], out: str) -> Contender:
+    t = started_trainer(over, out)
     per = t.cfg.num_envs * t.cfg.rollout_ticks  # every seat's decisions, all workers'
     procs = getattr(t.workers.workers, "procs", []) if t.workers is not None else []
 
